@@ -1,0 +1,33 @@
+// Package fjtest holds test helpers shared by fj's packages. It is imported
+// only from _test.go files.
+package fjtest
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Deadline fails the test binary if the calling test has not finished within
+// d: it prints the stacks of all goroutines (so a hang shows where every
+// worker is stuck) and exits with status 2. A hung test cannot be failed
+// from another goroutine with t.Fatal, so this is the only way to turn a
+// deadlock into a prompt, readable failure instead of a CI timeout.
+//
+// The deadline is scaled up under the race detector, which slows code ~10x.
+func Deadline(t testing.TB, d time.Duration) {
+	t.Helper()
+	if RaceEnabled {
+		d *= 10
+	}
+	name := t.Name()
+	timer := time.AfterFunc(d, func() {
+		buf := make([]byte, 1<<22)
+		buf = buf[:runtime.Stack(buf, true)]
+		fmt.Fprintf(os.Stderr, "\n--- FAIL: %s: still running after %v (deadlock?); all goroutines:\n\n%s\n", name, d, buf)
+		os.Exit(2)
+	})
+	t.Cleanup(func() { timer.Stop() })
+}
