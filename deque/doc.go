@@ -18,7 +18,8 @@
 // (one past the newest). Index i lives in slot i mod Cap(). Items are the
 // indices in [top, bottom).
 //
-//   - Push (owner): if bottom-top < Cap(), store the item in slot bottom, then
+//   - Push (owner): if bottom-top < Cap(), store the item in slot bottom
+//     (skipped if the slot already holds that very pointer, see below), then
 //     store bottom+1. Publishing bottom after the slot means a thief that
 //     sees the new bottom also sees the item.
 //   - Steal (anyone): load top t, then bottom b; if t < b, load slot t, then
@@ -77,9 +78,28 @@
 //
 // The Go memory model makes atomic operations sequentially consistent and
 // makes an atomic write synchronized before any atomic read that observes
-// it. Hence a thief that reads the bottom written by Push, or wins the CAS
-// on top, also observes everything the owner wrote before pushing the item:
-// the item's contents need no further synchronisation. The one fence the
-// algorithm needs, StoreLoad between Pop's store of bottom and its load of
-// top, is implied by sequential consistency (on amd64 the store is an XCHG).
+// it. The one fence the algorithm needs, StoreLoad between Pop's store of
+// bottom and its load of top, is therefore implied (on amd64 the store is
+// an XCHG).
+//
+// What a successful thief needs to see is the item: the pointer in slot t
+// and everything the owner wrote into the item before pushing it. Let P be
+// the last Push at index t before the thief's CAS; it is P's item the thief
+// gets. Lemma: the thief's load of bottom read P's store of bottom, or a
+// later one (which follows P in the owner's program order). Suppose it read
+// an earlier store instead, of some b' > t. For P to push at index t after
+// that, bottom must first come down to t: a Pop Q stores bottom = t,
+// after the store the thief read, so after the thief's load of bottom, and
+// then loads top. Top is t from the thief's load of top until its CAS. If
+// Q loads top before that CAS, Q sees t == its index and races the thief
+// with the same CAS(top, t, t+1): if Q wins, the thief's CAS fails; if the
+// thief wins, Q fails and restores bottom to t+1 = top, so there is no
+// Push at index t before the thief's CAS. If Q loads top after the CAS, Q
+// and therefore P come after the CAS. Each case contradicts the choice of P.
+//
+// The same lemma justifies skipping the slot store when the slot already
+// holds the item's pointer (an owner that recycles items pushes the same
+// one at the same index again and again): only the owner writes slots, so
+// the slot's value is unchanged, and the contents are published by P's
+// store of bottom, which the thief has read.
 package deque

@@ -1,0 +1,112 @@
+package pool
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// injector holds tasks that are not on any worker's deque: tasks submitted
+// from goroutines that are not workers, and forks that overflowed a full
+// deque. It is a few mutex-protected FIFO queues (buckets), so that many
+// external submitters do not all serialise on one lock; workers drain the
+// buckets round-robin. Order across buckets is not FIFO, and need not be:
+// the injector promises only that every task is eventually taken.
+type injector struct {
+	buckets []bucket
+	mask    uint32
+}
+
+type bucket struct {
+	// n is the number of queued tasks, kept outside the lock so that
+	// workers can skip empty buckets, and the sleep protocol can check for
+	// work, without locking. It is incremented after the task is queued,
+	// inside the lock; see push.
+	n  atomic.Int64
+	mu sync.Mutex
+	q  ring
+	_  [64]byte // keep neighbouring buckets' locks off one cache line
+}
+
+func (in *injector) init(n int) {
+	size := 1
+	for size < n {
+		size <<= 1
+	}
+	in.buckets = make([]bucket, size)
+	in.mask = uint32(size - 1)
+}
+
+// push queues t in bucket i (taken modulo the bucket count).
+func (in *injector) push(i uint32, t *Task) {
+	b := &in.buckets[i&in.mask]
+	b.mu.Lock()
+	b.q.push(t)
+	// The sequentially consistent increment is the publication the sleep
+	// protocol relies on: the caller's load of the pool's control word
+	// comes after it, and a sleeper's re-check loads n after announcing
+	// itself (see sleep.md).
+	b.n.Add(1)
+	b.mu.Unlock()
+}
+
+// pop takes the oldest task of the first non-empty bucket, starting at
+// bucket start, or returns nil if all buckets looked empty.
+func (in *injector) pop(start uint32) *Task {
+	for i := range in.buckets {
+		b := &in.buckets[(start+uint32(i))&in.mask]
+		if b.n.Load() == 0 {
+			continue
+		}
+		b.mu.Lock()
+		t := b.q.pop()
+		if t != nil {
+			b.n.Add(-1)
+		}
+		b.mu.Unlock()
+		if t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// len returns the number of queued tasks; a snapshot.
+func (in *injector) len() int64 {
+	var n int64
+	for i := range in.buckets {
+		n += in.buckets[i].n.Load()
+	}
+	return n
+}
+
+// ring is an unbounded FIFO queue of tasks in a growable circular buffer.
+type ring struct {
+	buf        []*Task
+	head, size int
+}
+
+func (r *ring) push(t *Task) {
+	if r.size == len(r.buf) {
+		n := 2 * len(r.buf)
+		if n == 0 {
+			n = 16
+		}
+		buf := make([]*Task, n)
+		k := copy(buf, r.buf[r.head:])
+		copy(buf[k:], r.buf[:r.head])
+		r.buf, r.head = buf, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = t
+	r.size++
+}
+
+func (r *ring) pop() *Task {
+	if r.size == 0 {
+		return nil
+	}
+	t := r.buf[r.head]
+	r.buf[r.head] = nil // do not keep a finished task's closure reachable
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return t
+}

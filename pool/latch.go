@@ -1,0 +1,153 @@
+package pool
+
+import "sync/atomic"
+
+// Event is something a goroutine can wait for with Worker.WaitFor (helping)
+// or Runner-level blocking: a *Latch or a *Counter. The interface is sealed;
+// the waiting protocol is private to this package (see sleep.md).
+type Event interface {
+	// IsSet reports whether the event has happened. Once it reports
+	// true, everything written before the event was set is visible.
+	IsSet() bool
+
+	// addWaiter registers n to be signalled when the event happens. It
+	// reports false, and does not register n, if it can already tell the
+	// event has happened. Callers re-check IsSet after registering.
+	addWaiter(n *waiter) bool
+}
+
+// waiter is one registration of a sleeping goroutine on an event. A node is
+// immutable once published (by the CAS that links it), so the goroutine
+// that sets the event can walk a list it swapped out without racing with
+// waiters that come and go; a goroutine that sleeps again registers a fresh
+// node. Sleeping is the slow path (it ends in a futex), so the allocation
+// does not matter.
+type waiter struct {
+	next *waiter
+	wake chan struct{} // capacity 1; the sleeper parks on it
+	// consumed is set when a Counter swaps the node out of its list: the
+	// waiter must register a new node before it sleeps on the counter
+	// again. A latch's nodes stay registered until the latch is set.
+	consumed atomic.Bool
+}
+
+// signal wakes the node's goroutine without blocking. A token already in the
+// channel means a wake-up is pending anyway; sleepers treat every wake-up
+// as a hint and re-check what they wait for, so extra tokens are harmless.
+func (n *waiter) signal() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// latchSet is the sentinel head of a set latch's waiter list.
+var latchSet waiter
+
+// Latch is a one-shot completion flag: it starts unset and is set once.
+// Setting it wakes every goroutine sleeping on it. The zero value is an
+// unset latch; a Latch must not be copied after first use.
+type Latch struct {
+	// head is nil (unset, nobody sleeping), &latchSet (set), or the most
+	// recent waiter node of an unset latch.
+	head atomic.Pointer[waiter]
+}
+
+// IsSet reports whether Set has been called.
+func (l *Latch) IsSet() bool {
+	// A plain load suffices for the fast path; it is sequentially
+	// consistent, so it also orders the waiter's later reads of the
+	// task's result after the setter's writes (Set's Swap releases them).
+	return l.head.Load() == &latchSet
+}
+
+// Set sets the latch and wakes all goroutines sleeping on it. Calling it
+// again has no effect.
+func (l *Latch) Set() {
+	// The Swap publishes everything written before Set (a result, a
+	// captured panic) to any goroutine that later observes the latch set,
+	// and atomically takes the list of sleepers registered so far. A
+	// waiter that registers after the Swap finds the sentinel and does
+	// not sleep.
+	old := l.head.Swap(&latchSet)
+	for n := old; n != nil && n != &latchSet; n = n.next {
+		n.signal()
+	}
+}
+
+// Reset makes a set latch unset again, for reuse. Nobody may be waiting on
+// it or still setting it: the caller must own it exclusively (for example
+// after observing it set, as the only goroutine that waits on it).
+func (l *Latch) Reset() { l.head.Store(nil) }
+
+func (l *Latch) addWaiter(n *waiter) bool {
+	for {
+		old := l.head.Load()
+		if old == &latchSet {
+			return false
+		}
+		n.next = old // n is not yet visible to anyone: a plain write is fine
+		// Sequentially consistent CAS: either it lands before Set's
+		// Swap (which then returns a list containing n and signals it),
+		// or it fails against the sentinel and we see the latch set.
+		if l.head.CompareAndSwap(old, n) {
+			return true
+		}
+	}
+}
+
+// Counter counts outstanding tasks: Add before a task is scheduled, Done
+// when it has finished. It is set while its count is zero, and unlike a
+// Latch it can be reused: Add after it reached zero unsets it again. The
+// zero value is a set (idle) counter.
+type Counter struct {
+	n       atomic.Int64
+	waiters atomic.Pointer[waiter]
+}
+
+// Add adds delta, which may be negative, to the count. It panics if the
+// count goes below zero. Reaching zero wakes every goroutine sleeping on
+// the counter.
+func (c *Counter) Add(delta int64) {
+	// Sequentially consistent RMW, paired with the waiter's register-then-
+	// check order (see addWaiter): whoever brings the count to zero swaps
+	// the waiter list after it, so a waiter that saw a non-zero count
+	// before registering cannot be missed.
+	v := c.n.Add(delta)
+	if v < 0 {
+		panic("pool: Counter below zero")
+	}
+	if v == 0 && c.waiters.Load() != nil {
+		// Load first, swap only if someone registered: most counters
+		// reach zero with nobody asleep on them, and the swap is an
+		// expensive atomic. If the load sees no node, a waiter's push
+		// comes later in the sequentially consistent order, and so does
+		// its re-check of the count, which then reads zero.
+		for n := c.waiters.Swap(nil); n != nil; n = n.next {
+			n.consumed.Store(true)
+			n.signal()
+		}
+	}
+}
+
+// Done decrements the count by one.
+func (c *Counter) Done() { c.Add(-1) }
+
+// Count returns the current count.
+func (c *Counter) Count() int64 { return c.n.Load() }
+
+// IsSet reports whether the count is zero.
+func (c *Counter) IsSet() bool { return c.n.Load() == 0 }
+
+func (c *Counter) addWaiter(n *waiter) bool {
+	// Register first; the caller then re-checks IsSet. If it still sees a
+	// non-zero count, the Add that brings it to zero comes later in the
+	// sequentially consistent order and its Swap returns a list holding n.
+	for {
+		old := c.waiters.Load()
+		n.next = old
+		if c.waiters.CompareAndSwap(old, n) {
+			return true
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package pool_test
+
+import (
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/pool"
+)
+
+// childEnv marks a test binary re-executed by a test that must touch
+// pool.Default (whose workers live as long as the process and would make the
+// leak check below fail). See TestDefaultPool.
+const childEnv = "FJ_POOL_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(m.Run())
+	}
+	// Every pool a test creates must be closed, and Close must leave no
+	// worker goroutine behind.
+	goleak.VerifyTestMain(m)
+}
+
+// funcTask adapts a function to pool.Runnable for Submit and Spawn. f must
+// not panic (a panic escaping Run kills the process); tests that need panics
+// go through Pool.Run or forkjoin.
+type funcTask struct {
+	pool.Task
+	f func(w *pool.Worker)
+}
+
+func newTask(f func(w *pool.Worker)) *pool.Task {
+	t := &funcTask{f: f}
+	t.Task.Init(t)
+	return &t.Task
+}
+
+func (t *funcTask) Run(w *pool.Worker) { t.f(w) }
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+// joins is the number of forkjoin.Join calls fibJoin(n) makes.
+func joins(n int) int {
+	if n < 2 {
+		return 0
+	}
+	return 1 + joins(n-1) + joins(n-2)
+}
+
+func fibJoin(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return fibJoin(w, n-1) },
+		func(w *pool.Worker) int { return fibJoin(w, n-2) })
+	return a + b
+}
+
+// fibIDs is fibJoin that also records which workers ran a piece of it.
+func fibIDs(w *pool.Worker, n int, seen []atomic.Bool) int {
+	seen[w.ID()].Store(true)
+	if n < 2 {
+		return n
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return fibIDs(w, n-1, seen) },
+		func(w *pool.Worker) int { return fibIDs(w, n-2, seen) })
+	return a + b
+}
+
+// catch runs f and returns what it panicked with (nil if it returned).
+func catch(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+// panicMessage returns the string a catch result holds, or "" if it holds
+// something else.
+func panicMessage(r any) string {
+	switch v := r.(type) {
+	case string:
+		return v
+	case error:
+		return v.Error()
+	}
+	return ""
+}
+
+// small returns n, or a smaller size under the race detector or -short.
+func small(n, race int) int {
+	if fjtest.RaceEnabled || testing.Short() {
+		return race
+	}
+	return n
+}

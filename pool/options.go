@@ -1,0 +1,54 @@
+package pool
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Config is the configuration of a pool; Options modify it.
+type Config struct {
+	// Workers is the number of worker goroutines. Default:
+	// runtime.GOMAXPROCS(0) at the time of New.
+	Workers int
+	// DequeCapacity is the capacity of each worker's deque, rounded up to
+	// a power of two. Forks beyond it go to the shared injector, which is
+	// slower but unbounded. Default: 1024.
+	DequeCapacity int
+	// Name identifies the pool in Stats output, profiler labels and
+	// execution traces. Default: "fj".
+	Name string
+}
+
+// Option configures a pool in New.
+type Option func(*Config)
+
+// WithWorkers sets the number of workers. It panics if n < 1.
+func WithWorkers(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("pool: WithWorkers(%d): a pool needs at least one worker", n))
+	}
+	return func(c *Config) { c.Workers = n }
+}
+
+// WithDequeCapacity sets the capacity of each worker's deque. It panics if
+// n < 1.
+func WithDequeCapacity(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("pool: WithDequeCapacity(%d): capacity must be at least 1", n))
+	}
+	return func(c *Config) { c.DequeCapacity = n }
+}
+
+// WithName names the pool for Stats, profiles and traces.
+func WithName(name string) Option {
+	return func(c *Config) { c.Name = name }
+}
+
+// maxWorkers bounds the worker count: the control word packs the number of
+// searching and sleeping workers into 32 bits each, and beyond a few
+// thousand workers the victim scans would dominate anyway.
+const maxWorkers = 1 << 16
+
+func defaultConfig() Config {
+	return Config{Workers: runtime.GOMAXPROCS(0), DequeCapacity: 1024, Name: "fj"}
+}

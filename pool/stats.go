@@ -1,0 +1,137 @@
+package pool
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+)
+
+// Stats is a snapshot of a pool's counters, per worker and in total.
+//
+// A worker counts in plain owner-only variables (an atomic add per task would
+// cost more than a fork) and publishes them whenever it runs out of local
+// work, before it sleeps, every 4096 tasks and when it exits. A snapshot
+// taken while workers are busy may therefore lag behind by the work done
+// since; once the pool is idle or closed it is exact.
+type Stats struct {
+	// Workers holds one entry per worker, indexed by Worker.ID.
+	Workers []WorkerStats
+	// Total is the sum over Workers.
+	Total WorkerStats
+	// Submitted counts tasks submitted from outside the pool (Pool.Submit,
+	// and every Pool.Run, Invoke, Define or parallel call on a *Pool).
+	Submitted uint64
+}
+
+// WorkerStats are one worker's counters.
+type WorkerStats struct {
+	// Executed counts the tasks the worker ran, including forks it took
+	// back from its own deque and ran inline.
+	Executed uint64
+	// Steals counts tasks taken from other workers' deques.
+	Steals uint64
+	// FailedSteals counts steal attempts that came back empty: the victim
+	// had nothing, or another thief won the race.
+	FailedSteals uint64
+	// InjectorPops counts tasks taken from the injector (external
+	// submissions and overflow).
+	InjectorPops uint64
+	// Overflows counts forks that found the worker's deque full and went
+	// to the injector instead.
+	Overflows uint64
+	// Sleeps counts the times the worker parked because it found no work.
+	Sleeps uint64
+	// Wakeups counts the times it was woken from parking.
+	Wakeups uint64
+}
+
+// counters is the owner-only working copy of a worker's WorkerStats.
+type counters WorkerStats
+
+// publishedCounters is what Stats reads.
+type publishedCounters struct {
+	executed, steals, failedSteals, injectorPops, overflows, sleeps, wakeups atomic.Uint64
+}
+
+// publish copies w's counters where Stats can read them. Owner only.
+func (w *Worker) publish() {
+	w.pub.executed.Store(w.c.Executed)
+	w.pub.steals.Store(w.c.Steals)
+	w.pub.failedSteals.Store(w.c.FailedSteals)
+	w.pub.injectorPops.Store(w.c.InjectorPops)
+	w.pub.overflows.Store(w.c.Overflows)
+	w.pub.sleeps.Store(w.c.Sleeps)
+	w.pub.wakeups.Store(w.c.Wakeups)
+}
+
+// Stats returns a snapshot of the pool's counters; see Stats for how
+// current it is.
+func (p *Pool) Stats() Stats {
+	s := Stats{Workers: make([]WorkerStats, len(p.workers)), Submitted: p.submitted.Load()}
+	for i, w := range p.workers {
+		ws := WorkerStats{
+			Executed:     w.pub.executed.Load(),
+			Steals:       w.pub.steals.Load(),
+			FailedSteals: w.pub.failedSteals.Load(),
+			InjectorPops: w.pub.injectorPops.Load(),
+			Overflows:    w.pub.overflows.Load(),
+			Sleeps:       w.pub.sleeps.Load(),
+			Wakeups:      w.pub.wakeups.Load(),
+		}
+		s.Workers[i] = ws
+		s.Total.add(ws)
+	}
+	return s
+}
+
+func (a *WorkerStats) add(b WorkerStats) {
+	a.Executed += b.Executed
+	a.Steals += b.Steals
+	a.FailedSteals += b.FailedSteals
+	a.InjectorPops += b.InjectorPops
+	a.Overflows += b.Overflows
+	a.Sleeps += b.Sleeps
+	a.Wakeups += b.Wakeups
+}
+
+// Sub returns the counters of s minus those of an earlier snapshot of the
+// same pool: the activity in between.
+func (s Stats) Sub(earlier Stats) Stats {
+	d := Stats{Workers: make([]WorkerStats, len(s.Workers)), Submitted: s.Submitted - earlier.Submitted}
+	for i := range s.Workers {
+		a := s.Workers[i]
+		if i < len(earlier.Workers) {
+			b := earlier.Workers[i]
+			a = WorkerStats{
+				Executed:     a.Executed - b.Executed,
+				Steals:       a.Steals - b.Steals,
+				FailedSteals: a.FailedSteals - b.FailedSteals,
+				InjectorPops: a.InjectorPops - b.InjectorPops,
+				Overflows:    a.Overflows - b.Overflows,
+				Sleeps:       a.Sleeps - b.Sleeps,
+				Wakeups:      a.Wakeups - b.Wakeups,
+			}
+		}
+		d.Workers[i] = a
+		d.Total.add(a)
+	}
+	return d
+}
+
+// String formats the snapshot as a small table: one row per worker and a
+// total.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s\n",
+		"worker", "executed", "steals", "failed", "injector", "overflow", "sleeps", "wakeups")
+	row := func(name string, w WorkerStats) {
+		fmt.Fprintf(&b, "%-7s %12d %10d %12d %9d %9d %8d %8d\n", name,
+			w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups)
+	}
+	for i, w := range s.Workers {
+		row(fmt.Sprint(i), w)
+	}
+	row("total", s.Total)
+	fmt.Fprintf(&b, "submitted from outside: %d\n", s.Submitted)
+	return b.String()
+}

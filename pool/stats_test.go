@@ -1,0 +1,144 @@
+package pool_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/pool"
+)
+
+func sumWorkers(ws []pool.WorkerStats) pool.WorkerStats {
+	var s pool.WorkerStats
+	for _, w := range ws {
+		s.Executed += w.Executed
+		s.Steals += w.Steals
+		s.FailedSteals += w.FailedSteals
+		s.InjectorPops += w.InjectorPops
+		s.Overflows += w.Overflows
+		s.Sleeps += w.Sleeps
+		s.Wakeups += w.Wakeups
+	}
+	return s
+}
+
+// checkStats checks the invariants of a snapshot of a closed pool.
+func checkStats(t *testing.T, name string, s pool.Stats, workers int) {
+	t.Helper()
+	if len(s.Workers) != workers {
+		t.Fatalf("%s: %d worker entries, want %d", name, len(s.Workers), workers)
+	}
+	if diff := cmp.Diff(sumWorkers(s.Workers), s.Total); diff != "" {
+		t.Errorf("%s: Total is not the sum of the workers (-sum +Total):\n%s", name, diff)
+	}
+	for i, w := range s.Workers {
+		if w.Wakeups > w.Sleeps {
+			t.Errorf("%s: worker %d woke %d times but slept %d", name, i, w.Wakeups, w.Sleeps)
+		}
+	}
+	// After Close every queue is empty: each task that went through the
+	// injector (submitted from outside, or overflowed) was taken once.
+	if s.Total.InjectorPops != s.Submitted+s.Total.Overflows {
+		t.Errorf("%s: InjectorPops = %d, want Submitted + Overflows = %d + %d",
+			name, s.Total.InjectorPops, s.Submitted, s.Total.Overflows)
+	}
+}
+
+func TestStatsAfterClose(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	n := small(20, 15)
+	const runs1, runs2 = 5, 7
+	for _, workers := range []int{1, 2, 3} {
+		p := pool.New(pool.WithWorkers(workers))
+		// A fresh pool has run nothing (its workers may already have
+		// searched and slept).
+		fresh := p.Stats()
+		if len(fresh.Workers) != workers {
+			t.Fatalf("workers=%d: fresh Stats has %d worker entries", workers, len(fresh.Workers))
+		}
+		if f := fresh.Total; f.Executed != 0 || f.Steals != 0 || f.InjectorPops != 0 || f.Overflows != 0 || fresh.Submitted != 0 {
+			t.Errorf("workers=%d: Stats of a fresh pool: %+v, submitted %d; want nothing executed, stolen, injected or submitted",
+				workers, f, fresh.Submitted)
+		}
+		run := func(k int) {
+			for i := 0; i < k; i++ {
+				if got := forkjoin.Invoke(p, func(w *pool.Worker) int { return fibJoin(w, n) }); got != fibSeq(n) {
+					t.Fatalf("workers=%d: fib(%d) = %d", workers, n, got)
+				}
+			}
+		}
+		run(runs1)
+		mid := p.Stats()
+		if mid.Submitted != runs1 {
+			t.Errorf("workers=%d: Submitted = %d after %d Invokes, want %d", workers, mid.Submitted, runs1, runs1)
+		}
+		run(runs2)
+		p.Close()
+		s := p.Stats()
+		checkStats(t, "after Close", s, workers)
+		if s.Submitted != runs1+runs2 {
+			t.Errorf("workers=%d: Submitted = %d, want %d", workers, s.Submitted, runs1+runs2)
+		}
+		// Each Invoke runs one task, and each Join forks one task that is
+		// either taken back and run inline or run by whoever took it.
+		if least := uint64((runs1 + runs2) * (joins(n) + 1)); s.Total.Executed < least {
+			t.Errorf("workers=%d: Total.Executed = %d, want at least %d\n%v", workers, s.Total.Executed, least, s)
+		}
+		if workers == 1 && (s.Total.Steals != 0 || s.Total.FailedSteals != 0) {
+			t.Errorf("1 worker: Steals = %d, FailedSteals = %d, want 0 (nobody to steal from)", s.Total.Steals, s.Total.FailedSteals)
+		}
+
+		d := s.Sub(mid)
+		if d.Submitted != runs2 {
+			t.Errorf("workers=%d: Sub: Submitted = %d, want %d", workers, d.Submitted, runs2)
+		}
+		if diff := cmp.Diff(sumWorkers(d.Workers), d.Total); diff != "" {
+			t.Errorf("workers=%d: Sub: Total is not the sum of the workers (-sum +Total):\n%s", workers, diff)
+		}
+		if d.Total.Executed+mid.Total.Executed != s.Total.Executed {
+			t.Errorf("workers=%d: Sub: Executed %d + earlier %d != %d", workers, d.Total.Executed, mid.Total.Executed, s.Total.Executed)
+		}
+		if z := s.Sub(s); !cmp.Equal(z, pool.Stats{Workers: make([]pool.WorkerStats, workers)}) {
+			t.Errorf("workers=%d: s.Sub(s) = %+v, want all zero", workers, z)
+		}
+
+		str := s.String()
+		for _, want := range []string{"total", "submitted", "executed"} {
+			if !strings.Contains(str, want) {
+				t.Errorf("workers=%d: Stats.String() does not mention %q:\n%s", workers, want, str)
+			}
+		}
+		if lines := strings.Count(str, "\n"); lines != workers+3 {
+			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total and submitted:\n%s", workers, lines, workers, str)
+		}
+	}
+}
+
+func TestStatsSubArithmetic(t *testing.T) {
+	ws := func(base uint64) pool.WorkerStats {
+		return pool.WorkerStats{
+			Executed: base + 1, Steals: base + 2, FailedSteals: base + 3, InjectorPops: base + 4,
+			Overflows: base + 5, Sleeps: base + 6, Wakeups: base + 7,
+		}
+	}
+	later := pool.Stats{Workers: []pool.WorkerStats{ws(100), ws(200)}, Submitted: 50}
+	later.Total = sumWorkers(later.Workers)
+	earlier := pool.Stats{Workers: []pool.WorkerStats{ws(10), ws(20)}, Submitted: 8}
+	earlier.Total = sumWorkers(earlier.Workers)
+
+	delta := func(d uint64) pool.WorkerStats {
+		return pool.WorkerStats{Executed: d, Steals: d, FailedSteals: d, InjectorPops: d, Overflows: d, Sleeps: d, Wakeups: d}
+	}
+	want := pool.Stats{Workers: []pool.WorkerStats{delta(90), delta(180)}, Total: delta(270), Submitted: 42}
+	if diff := cmp.Diff(want, later.Sub(earlier)); diff != "" {
+		t.Errorf("Sub (-want +got):\n%s", diff)
+	}
+	// Against the zero snapshot, Sub is the identity.
+	if diff := cmp.Diff(later, later.Sub(pool.Stats{})); diff != "" {
+		t.Errorf("Sub of an empty snapshot (-want +got):\n%s", diff)
+	}
+}

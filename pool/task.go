@@ -1,0 +1,32 @@
+package pool
+
+// Task is the unit a pool schedules: what sits in a worker's deque or in
+// the injector. The layers built on the pool (forkjoin, taskblock,
+// parallel) embed a Task in their own job type and point it at that job
+// with Init, so that a fork costs one allocation, not two.
+//
+// A Task must not be copied after Init. It may be scheduled again only
+// after it has finished running and its owner got it back (see Reuse).
+type Task struct {
+	r Runnable
+	// idx is the deque index Spawn pushed the task at, or -1 if it went
+	// to the injector. Only the worker that spawned the task reads or
+	// writes it (TakeBack uses it to never pop below the task).
+	idx int64
+	// free marks a finished task that its owner has handed back with
+	// Recycle. Owner-only, like idx.
+	free bool
+}
+
+// Runnable is what a Task runs. Run is called exactly once, on the worker
+// that took the task, and must not let a panic escape: a panic that escapes
+// Run kills the process, because a worker goroutine has nobody to return
+// it to. Implementations record it (see Capture) and hand it to whoever
+// waits for the task.
+type Runnable interface {
+	Run(w *Worker)
+}
+
+// Init makes t run r. It is usually called as j.Task.Init(j) right after j
+// is allocated.
+func (t *Task) Init(r Runnable) { t.r = r }
