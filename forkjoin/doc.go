@@ -1,0 +1,41 @@
+// Package forkjoin is fork/join parallelism on a pool: fork a function as
+// a task, keep working, join it later; or run two functions potentially in
+// parallel with Join.
+//
+// A fork costs a few tens of nanoseconds, not the microsecond of a
+// goroutine and a WaitGroup, so recursive divide-and-conquer code may fork
+// at every level:
+//
+//	func fib(w *pool.Worker, n int) int {
+//		if n < 2 {
+//			return n
+//		}
+//		a, b := forkjoin.Join(w,
+//			func(w *pool.Worker) int { return fib(w, n-1) },
+//			func(w *pool.Worker) int { return fib(w, n-2) })
+//		return a + b
+//	}
+//
+//	p := pool.New()
+//	defer p.Close()
+//	fmt.Println(forkjoin.Invoke(p, func(w *pool.Worker) int { return fib(w, 35) }))
+//
+// # The worker travels
+//
+// Every function run by fj receives the *pool.Worker it runs on, and every
+// fork and join takes one. Go has no goroutine-local storage, so this is how
+// a task says "fork onto my worker". Pass it down; never keep it after the
+// function returns or hand it to another goroutine.
+//
+// # Joins help
+//
+// Joining a task that another worker is still running does not block the
+// worker: it runs other queued tasks (its own first, then stolen ones)
+// until the joined task is done. A pool of any size, even one worker,
+// therefore completes any acyclic graph of forks and joins.
+//
+// # Panics
+//
+// A panic in a forked task is captured with its stack and raised again,
+// as a *pool.PanicError, by Join (Future.Join, Join, or Invoke's caller).
+package forkjoin

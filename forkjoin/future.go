@@ -1,0 +1,57 @@
+package forkjoin
+
+import "github.com/forkjoin/fj/pool"
+
+// Future is the pending result of a function started with Fork.
+type Future[T any] struct {
+	j     job[T]
+	owner *pool.Worker // the worker whose deque the job was pushed on
+}
+
+// Fork starts f(w) as a task on w's deque, where an idle worker may steal
+// it, and returns its Future. It must be called from a task running on w,
+// with w. Every Future should be joined: Join is where its result and its
+// panic, if any, come out. An unjoined future still runs, but a panic in it
+// is lost.
+func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
+	if w == nil {
+		panic("forkjoin: Fork with a nil *pool.Worker")
+	}
+	if f == nil {
+		panic("forkjoin: Fork with a nil function")
+	}
+	fu := &Future[T]{j: job[T]{f: f}, owner: w}
+	fu.j.Task.Init(&fu.j)
+	w.Spawn(&fu.j.Task)
+	return fu
+}
+
+// Join returns the future's result, waiting for it if necessary, and must
+// be called from a task running on w, with w. If the task has not started
+// and sits on w's own deque, Join runs it inline; otherwise it helps (runs
+// other tasks) until the task has finished. If the task panicked, Join
+// panics with the *pool.PanicError that carries the original value and
+// stack.
+//
+// Join may be called any number of times, from any task of the same pool;
+// every call returns the same result (or panics the same way).
+func (f *Future[T]) Join(w *pool.Worker) T {
+	if w == nil {
+		panic("forkjoin: Join with a nil *pool.Worker")
+	}
+	j := &f.j
+	if !j.done.IsSet() {
+		if w == f.owner && w.TakeBack(&j.Task) {
+			j.Run(w) // records a panic and sets done, for later joins
+		} else {
+			w.WaitFor(&j.done)
+		}
+	}
+	if j.err != nil {
+		panic(j.err)
+	}
+	return j.res
+}
+
+// Done reports whether the future's task has finished, without waiting.
+func (f *Future[T]) Done() bool { return f.j.done.IsSet() }

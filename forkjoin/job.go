@@ -1,0 +1,29 @@
+package forkjoin
+
+import "github.com/forkjoin/fj/pool"
+
+// job is a forked function and its outcome: the one allocation a fork
+// costs (besides the caller's closure). Its Task is what sits in a deque.
+type job[T any] struct {
+	pool.Task
+	f    func(*pool.Worker) T
+	done pool.Latch
+	err  *pool.PanicError
+	res  T
+}
+
+// Run runs the job on whichever worker took it and records how it ended.
+// It is called for stolen jobs and for jobs found by helping waits; a job
+// its forker takes back is run inline without it (see Join).
+func (j *job[T]) Run(w *pool.Worker) {
+	returned := false
+	defer func() {
+		j.err = w.Capture(recover(), returned)
+		// Drop the closure: a deque slot may keep pointing at this job
+		// until it is reused, and should not keep what f captured alive.
+		j.f = nil
+		j.done.Set()
+	}()
+	j.res = j.f(w)
+	returned = true
+}

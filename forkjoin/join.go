@@ -1,0 +1,86 @@
+package forkjoin
+
+import "github.com/forkjoin/fj/pool"
+
+// Join runs fa and fb, potentially in parallel, and returns both results.
+// It must be called from a task running on w, with w.
+//
+// fb is forked onto w's deque, where an idle worker may steal it, and fa
+// runs right away on the calling goroutine. When fa returns, Join takes fb
+// back if nobody stole it and runs it inline too, so on a busy pool a Join
+// costs little more than two function calls. If fb was stolen, Join helps:
+// it runs other tasks until fb has finished, rather than blocking w.
+//
+// If fa or fb panics, Join waits until the other has finished (or drops fb
+// if it has not started yet), then panics with a *pool.PanicError carrying
+// the first panic's value and the stack where it happened.
+func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (a A, b B) {
+	if w == nil {
+		panic("forkjoin: Join with a nil *pool.Worker")
+	}
+	if fa == nil || fb == nil {
+		panic("forkjoin: Join with a nil function")
+	}
+	// In recursive code the job of the previous Join at this depth is
+	// waiting, finished, in the deque slot this one will use; see
+	// pool.Reuse. Then the caller's closure is the only allocation.
+	j := pool.Reuse[job[B]](w)
+	if j == nil {
+		j = &job[B]{}
+		j.Task.Init(j)
+	}
+	j.f = fb
+	w.Spawn(&j.Task)
+
+	pending := true // j may be queued or running somewhere
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		r := recover()
+		if pending {
+			// fa panicked while fb is still forked. Never leave a task
+			// of ours behind: drop fb if it has not started, or wait for
+			// it if it has.
+			if w.TakeBack(&j.Task) {
+				j.f = nil // never run: drop it, and its captures
+				pool.Recycle(w, &j.Task)
+			} else {
+				w.WaitFor(&j.done)
+			}
+		}
+		if r == nil {
+			return // runtime.Goexit is unwinding; the enclosing task reports it
+		}
+		panic(w.Capture(r, false))
+	}()
+
+	a = fa(w)
+	if w.TakeBack(&j.Task) {
+		// Not stolen: run it here. j.f is the caller's fb; no Run wrapper,
+		// no latch: nobody else can see this job any more.
+		// A thief that read j's slot before the Pop fails its CAS without
+		// touching j, so j is ours alone again. Recycle it before running
+		// fb: the first fork inside fb uses this same slot and reuses j.
+		pending = false
+		j.f = nil
+		pool.Recycle(w, &j.Task)
+		b = fb(w)
+	} else {
+		w.WaitFor(&j.done)
+		pending = false
+		if j.err != nil {
+			panic(j.err) // through the deferred function, unchanged
+		}
+		// The thief's last access to j was the Swap inside done.Set,
+		// which we have observed: j is ours alone again.
+		b = j.res
+		var zero B
+		j.res = zero
+		j.done.Reset()
+		pool.Recycle(w, &j.Task)
+	}
+	returned = true
+	return a, b
+}
