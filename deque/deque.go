@@ -163,13 +163,6 @@ func (d *Deque[T]) Spare() *T {
 	return d.slots[b&d.mask].Load()
 }
 
-// Bottom returns the index one past the newest item; the next Push puts
-// its item at index Bottom(). Indices start at 0 and count every Push, so
-// an owner that notes Bottom()-1 after a Push knows where its item went,
-// and that the item can no longer be on the deque once Bottom() is at or
-// below that index. Owner only.
-func (d *Deque[T]) Bottom() int64 { return d.bottom.Load() }
-
 // Top returns the number of items taken from the top end so far: one for
 // every successful Steal, and one for every Pop that took the deque's last
 // item. It never decreases. Any goroutine may call it; one that runs an

@@ -27,12 +27,19 @@
 // a task says "fork onto my worker". Pass it down; never keep it after the
 // function returns or hand it to another goroutine.
 //
-// # Joins help
+// # Joins never block a worker
 //
 // Joining a task that another worker is still running does not block the
-// worker: it runs other queued tasks (its own first, then stolen ones)
-// until the joined task is done. A pool of any size, even one worker,
-// therefore completes any acyclic graph of forks and joins.
+// worker: the joining task parks, and its worker runs other queued tasks
+// meanwhile (its own first, then stolen ones); the task resumes once what
+// it joined is done. A pool of any size, even one worker, therefore
+// completes any acyclic graph of forks and joins, futures joined by other
+// tasks than their forker included.
+//
+// Join futures in the reverse order of forking when you can: the last fork
+// is at the bottom of the worker's deque, and joining it there costs one
+// pop. Any order works; a join that finds other forks on top of its own
+// parks until they have run.
 //
 // # Panics
 //

@@ -28,10 +28,10 @@ func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 
 // Join returns the future's result, waiting for it if necessary, and must
 // be called from a task running on w, with w. If the task has not started
-// and sits on w's own deque, Join runs it inline; otherwise it helps (runs
-// other tasks) until the task has finished. If the task panicked, Join
-// panics with the *pool.PanicError that carries the original value and
-// stack.
+// and sits at the bottom of w's own deque, Join runs it inline; otherwise
+// the calling task parks, without blocking w, until the future's task has
+// finished. If the task panicked, Join panics with the *pool.PanicError
+// that carries the original value and stack.
 //
 // Join may be called any number of times, from any task of the same pool;
 // every call returns the same result (or panics the same way).

@@ -13,7 +13,7 @@ type job[T any] struct {
 }
 
 // Run runs the job on whichever worker took it and records how it ended.
-// It is called for stolen jobs and for jobs found by helping waits; a job
+// It is called for jobs taken from a deque by any worker; a job
 // its forker takes back is run inline without it (see Join).
 func (j *job[T]) Run(w *pool.Worker) {
 	returned := false

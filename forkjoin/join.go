@@ -8,8 +8,9 @@ import "github.com/forkjoin/fj/pool"
 // fb is forked onto w's deque, where an idle worker may steal it, and fa
 // runs right away on the calling goroutine. When fa returns, Join takes fb
 // back if nobody stole it and runs it inline too, so on a busy pool a Join
-// costs little more than two function calls. If fb was stolen, Join helps:
-// it runs other tasks until fb has finished, rather than blocking w.
+// costs little more than two function calls. If fb was stolen, Join waits
+// for it without blocking w: the calling task parks and w runs other tasks
+// until fb has finished (see pool.Worker.WaitFor).
 //
 // If fa or fb panics, Join waits until the other has finished (or drops fb
 // if it has not started yet), then panics with a *pool.PanicError carrying

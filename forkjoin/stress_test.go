@@ -100,7 +100,6 @@ func (pr *program) eval(w *pool.Worker, seed uint64, depth int) uint64 {
 }
 
 func TestRandomForkJoinPrograms(t *testing.T) {
-	t.Skip("deadlocks under same-stack helping; re-enabled by the commit that parks waiting tasks")
 	fjtest.Deadline(t, 120*time.Second)
 	seeds := small(300, 40)
 	const depth = 9

@@ -23,19 +23,23 @@
 // sleeper if no worker is searching (see sleep.md for the protocol and why
 // no wake-up is lost).
 //
-// # Helping waits
+// # Waiting
 //
 // A task that waits for another (Worker.WaitFor, used by every join in fj)
-// never blocks its worker while there is work anywhere: it runs its own
-// deque's tasks, then stolen or injected ones, until the awaited event is
-// set, and sleeps only when there is nothing to run, to be woken by new
-// work or by the event. No arrangement of joins among tasks that do not
-// wait for each other in a cycle can deadlock the pool.
+// first runs what it waits for itself if that is still on its worker's
+// deque, the fast path. Otherwise it parks: its goroutine blocks, and the
+// worker carries on with other work on another goroutine (a carrier), so
+// the worker never idles while there is work. When the awaited task
+// finishes, the parked task gets its worker back and resumes. No task ever
+// runs on top of a waiting one, which is what makes every acyclic graph of
+// joins deadlock-free; carrier.md explains why running other tasks on the
+// waiting goroutine (the classic helping join) is not enough.
 //
 // # The low-level API
 //
-// Task, Runnable, Latch, Counter, Event, Spawn, TakeBack, WaitFor, Submit,
-// Wait and Capture are the primitives the higher layers are built from.
+// Task, Runnable, Latch, Counter, Event, Spawn, TakeBack, TakeBackIf,
+// WaitFor, Inject, Departures, Reuse, Recycle, Submit, Wait and Capture are
+// the primitives the higher layers are built from.
 // They are exported for those packages and for users who build their own
 // constructs; ordinary code does not need them.
 package pool

@@ -2,9 +2,10 @@ package pool
 
 import "sync/atomic"
 
-// Event is something a goroutine can wait for with Worker.WaitFor (helping)
-// or Runner-level blocking: a *Latch or a *Counter. The interface is sealed;
-// the waiting protocol is private to this package (see sleep.md).
+// Event is something a task can wait for with Worker.WaitFor, or a
+// goroutine outside the pool with Pool.Wait: a *Latch or a *Counter. The
+// interface is sealed; the waiting protocol is private to this package
+// (see carrier.md).
 type Event interface {
 	// IsSet reports whether the event has happened. Once it reports
 	// true, everything written before the event was set is visible.
@@ -16,30 +17,43 @@ type Event interface {
 	addWaiter(n *waiter) bool
 }
 
-// waiter is one registration of a sleeping goroutine on an event. A node is
-// immutable once published (by the CAS that links it), so the goroutine
-// that sets the event can walk a list it swapped out without racing with
-// waiters that come and go; a goroutine that sleeps again registers a fresh
-// node. Sleeping is the slow path (it ends in a futex), so the allocation
-// does not matter.
+// waiter is one registration of a waiting goroutine on an event: either
+// a parked carrier (c), which the event's setter makes resumable on its
+// worker, or a goroutine outside the pool blocked on wake. A node is
+// immutable once published (by the CAS that links it), except for
+// claimed, so the setter can walk a list it swapped out while waiters come
+// and go; every wait registers a fresh node. Waiting is the slow path, so
+// the allocation does not matter.
 type waiter struct {
 	next *waiter
-	wake chan struct{} // capacity 1; the sleeper parks on it
-	// consumed is set when a Counter swaps the node out of its list: the
-	// waiter must register a new node before it sleeps on the counter
-	// again. A latch's nodes stay registered until the latch is set.
-	consumed atomic.Bool
+	c    *carrier
+	wake chan struct{} // capacity 1, for waiters that are not carriers
+	// claimed decides, for a carrier's node, between the setter (which
+	// then makes the carrier resumable) and the carrier itself
+	// cancelling its wait because it saw the event set. Exactly one
+	// of them wins, so a carrier is never made resumable twice, nor
+	// after it stopped waiting.
+	claimed atomic.Bool
 }
 
-// signal wakes the node's goroutine without blocking. A token already in the
-// channel means a wake-up is pending anyway; sleepers treat every wake-up
-// as a hint and re-check what they wait for, so extra tokens are harmless.
+// signal wakes the node's goroutine without blocking.
 func (n *waiter) signal() {
+	if n.c != nil {
+		if n.claim() {
+			n.c.w.resume(n.c)
+		}
+		return
+	}
+	// A token already in the channel means a wake-up is pending anyway;
+	// such waiters re-check their event, so extra tokens are harmless.
 	select {
 	case n.wake <- struct{}{}:
 	default:
 	}
 }
+
+// claim reports whether the caller won the node (see claimed).
+func (n *waiter) claim() bool { return n.claimed.CompareAndSwap(false, true) }
 
 // latchSet is the sentinel head of a set latch's waiter list.
 var latchSet waiter
@@ -124,7 +138,6 @@ func (c *Counter) Add(delta int64) {
 		// comes later in the sequentially consistent order, and so does
 		// its re-check of the count, which then reads zero.
 		for n := c.waiters.Swap(nil); n != nil; n = n.next {
-			n.consumed.Store(true)
 			n.signal()
 		}
 	}

@@ -33,12 +33,12 @@ type Pool struct {
 	mu   sync.Mutex
 	idle []*Worker
 
-	closed    atomic.Bool
-	inflight  atomic.Int64  // external submissions between their closed check and their push
-	active    atomic.Int64  // workers running a task from their main loop
-	submitted atomic.Uint64 // tasks submitted from outside (Stats)
-	closeOnce sync.Once
-	exited    sync.WaitGroup
+	closed     atomic.Bool
+	inflight   atomic.Int64  // external submissions between their closed check and their push
+	active     atomic.Int64  // workers running a task from their main loop
+	submitted  atomic.Uint64 // tasks submitted from outside (Stats)
+	closeOnce  sync.Once
+	goroutines sync.WaitGroup // every carrier goroutine of every worker
 }
 
 const cacheLine = 128
@@ -80,9 +80,8 @@ func New(opts ...Option) *Pool {
 			idleIdx:    -1,
 		}
 	}
-	p.exited.Add(n)
 	for _, w := range p.workers {
-		go w.main()
+		p.startCarrier(w.newCarrier(), true)
 	}
 	return p
 }
@@ -131,7 +130,7 @@ func (p *Pool) Close() {
 		// Wake every sleeper, so that idle workers can exit once no
 		// work is running or queued (see sleep.md, Shutdown).
 		p.wakeAll()
-		p.exited.Wait()
+		p.goroutines.Wait()
 	})
 }
 
@@ -200,7 +199,7 @@ func (p *Pool) Submit(t *Task) {
 	p.notify()
 }
 
-// Wait blocks the calling goroutine until e is set, without helping. It is
+// Wait blocks the calling goroutine until e is set. It is
 // for goroutines that are not workers of p; a worker should use
 // Worker.WaitFor, which runs other tasks meanwhile.
 func (p *Pool) Wait(e Event) {

@@ -2,7 +2,7 @@ package pool
 
 // Runner is where a parallel operation starts: a *Pool, from any goroutine
 // (the call blocks until the work is done), or a *Worker, from inside a task
-// (the work is forked onto that worker, which helps instead of blocking).
+// (the work is forked onto that worker, which keeps working while it waits).
 // Only *Pool and *Worker implement it.
 //
 // The forkjoin, taskblock and parallel packages accept a Runner so that the

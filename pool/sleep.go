@@ -24,8 +24,10 @@ func sleepingOf(c uint64) uint32  { return uint32(c >> 32) }
 // half of the protocol (step P2 in sleep.md); it is the only cost of the
 // protocol on the fork path when workers are busy.
 func (p *Pool) notify() {
-	c := p.ctl.Load()
-	if searchingOf(c) == 0 && sleepingOf(c) != 0 {
+	// c != 0 with an empty low half: somebody sleeps, nobody searches.
+	// (Written this way to stay within the inliner's budget: this runs
+	// on every fork.)
+	if c := p.ctl.Load(); c != 0 && uint32(c) == 0 {
 		p.wakeOne()
 	}
 }
@@ -93,12 +95,13 @@ func (w *Worker) stopSearching(found bool) {
 	}
 }
 
-// sleep parks w until it is woken: by a publisher (wakeOne), by e being set
-// (if e is not nil), or by Close. It returns early, without parking, if
-// its re-check finds work, e set, or the pool closed. Either way the caller
+// sleep parks the worker's holder until it is woken: by a publisher
+// (wakeOne), by a parked task of w's becoming resumable, or by Close. It
+// returns early, without parking, if its re-check finds work, a resumable
+// task, or the pool closed with nothing running. Either way the caller
 // goes back to searching; w.searching tells whether a waker has already
 // counted w as a searcher.
-func (w *Worker) sleep(e Event, reg **waiter) {
+func (w *Worker) sleep() {
 	p := w.pool
 
 	// S1: announce. Joining the idle list and moving from "searching" to
@@ -115,35 +118,17 @@ func (w *Worker) sleep(e Event, reg **waiter) {
 	p.ctl.Add(delta)
 	p.mu.Unlock()
 
-	// S2: register with e, then re-check everything that could end the
-	// sleep. Every check is a sequentially consistent load made after the
-	// announcement, so work published before a publisher read ctl (and saw
-	// nobody to wake) is seen here.
-	if e != nil {
-		// One registration serves every sleep of a WaitFor call: a latch
-		// keeps its nodes until it is set, and a counter marks the nodes
-		// it swapped out as consumed. Registering anew each time would
-		// pile nodes (and later stray wake-ups) onto a long-awaited event.
-		if n := *reg; n == nil || n.consumed.Load() {
-			n = &waiter{wake: w.wake}
-			*reg = n
-			if !e.addWaiter(n) {
-				w.cancelSleep()
-				return
-			}
-		}
-		if e.IsSet() {
-			w.cancelSleep()
-			return
-		}
-	}
-	if p.hasWork() || (e == nil && p.closed.Load() && p.active.Load() == 0) {
+	// S2: re-check everything that could end the sleep. Every check is a
+	// sequentially consistent load made after the announcement, so work
+	// published before a publisher read ctl (and saw nobody to wake), or
+	// a task made resumable before we announced, is seen here.
+	if p.hasWork() || w.nResumable.Load() != 0 || (p.closed.Load() && p.active.Load() == 0) {
 		w.cancelSleep()
 		return
 	}
 
-	// S3: park. A token sent since S1 (by wakeOne, e's setter or Close)
-	// is buffered in the channel, so this returns at once.
+	// S3: park. A token sent since S1 (by wakeOne, resume or Close) is
+	// buffered in the channel, so this returns at once.
 	w.c.Sleeps++
 	w.publish()
 	<-w.wake
@@ -165,8 +150,8 @@ func (w *Worker) cancelSleep() {
 	}
 }
 
-// leaveIdle takes w off the idle list if it is still there (woken by an
-// event, by Close or not at all). If it is not, wakeOne took it off and
+// leaveIdle takes w off the idle list if it is still there (woken by a
+// resumed task, by Close or not at all). If it is not, wakeOne took it off and
 // counted it as searching, and it is one now.
 func (w *Worker) leaveIdle() {
 	p := w.pool

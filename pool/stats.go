@@ -43,6 +43,10 @@ type WorkerStats struct {
 	Sleeps uint64
 	// Wakeups counts the times it was woken from parking.
 	Wakeups uint64
+	// Parks counts the times a task on the worker had to wait for another
+	// and parked, handing the worker to another goroutine (see
+	// Worker.WaitFor). Joins whose forked half was not stolen never park.
+	Parks uint64
 }
 
 // counters is the owner-only working copy of a worker's WorkerStats.
@@ -50,7 +54,7 @@ type counters WorkerStats
 
 // publishedCounters is what Stats reads.
 type publishedCounters struct {
-	executed, steals, failedSteals, injectorPops, overflows, sleeps, wakeups atomic.Uint64
+	executed, steals, failedSteals, injectorPops, overflows, sleeps, wakeups, parks atomic.Uint64
 }
 
 // publish copies w's counters where Stats can read them. Owner only.
@@ -62,6 +66,7 @@ func (w *Worker) publish() {
 	w.pub.overflows.Store(w.c.Overflows)
 	w.pub.sleeps.Store(w.c.Sleeps)
 	w.pub.wakeups.Store(w.c.Wakeups)
+	w.pub.parks.Store(w.c.Parks)
 }
 
 // Stats returns a snapshot of the pool's counters; see Stats for how
@@ -77,6 +82,7 @@ func (p *Pool) Stats() Stats {
 			Overflows:    w.pub.overflows.Load(),
 			Sleeps:       w.pub.sleeps.Load(),
 			Wakeups:      w.pub.wakeups.Load(),
+			Parks:        w.pub.parks.Load(),
 		}
 		s.Workers[i] = ws
 		s.Total.add(ws)
@@ -92,6 +98,7 @@ func (a *WorkerStats) add(b WorkerStats) {
 	a.Overflows += b.Overflows
 	a.Sleeps += b.Sleeps
 	a.Wakeups += b.Wakeups
+	a.Parks += b.Parks
 }
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
@@ -110,6 +117,7 @@ func (s Stats) Sub(earlier Stats) Stats {
 				Overflows:    a.Overflows - b.Overflows,
 				Sleeps:       a.Sleeps - b.Sleeps,
 				Wakeups:      a.Wakeups - b.Wakeups,
+				Parks:        a.Parks - b.Parks,
 			}
 		}
 		d.Workers[i] = a
@@ -122,11 +130,11 @@ func (s Stats) Sub(earlier Stats) Stats {
 // total.
 func (s Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s\n",
-		"worker", "executed", "steals", "failed", "injector", "overflow", "sleeps", "wakeups")
+	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s %8s\n",
+		"worker", "executed", "steals", "failed", "injector", "overflow", "sleeps", "wakeups", "parks")
 	row := func(name string, w WorkerStats) {
-		fmt.Fprintf(&b, "%-7s %12d %10d %12d %9d %9d %8d %8d\n", name,
-			w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups)
+		fmt.Fprintf(&b, "%-7s %12d %10d %12d %9d %9d %8d %8d %8d\n", name,
+			w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks)
 	}
 	for i, w := range s.Workers {
 		row(fmt.Sprint(i), w)

@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,16 +13,36 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
+// sumWorkers adds up every counter, by reflection, so that a counter added
+// to WorkerStats later is covered without touching this test.
 func sumWorkers(ws []pool.WorkerStats) pool.WorkerStats {
 	var s pool.WorkerStats
+	sv := reflect.ValueOf(&s).Elem()
 	for _, w := range ws {
-		s.Executed += w.Executed
-		s.Steals += w.Steals
-		s.FailedSteals += w.FailedSteals
-		s.InjectorPops += w.InjectorPops
-		s.Overflows += w.Overflows
-		s.Sleeps += w.Sleeps
-		s.Wakeups += w.Wakeups
+		wv := reflect.ValueOf(w)
+		for i := 0; i < sv.NumField(); i++ {
+			sv.Field(i).SetUint(sv.Field(i).Uint() + wv.Field(i).Uint())
+		}
+	}
+	return s
+}
+
+// allCounters returns WorkerStats with counter i set to base+i+1.
+func allCounters(base uint64) pool.WorkerStats {
+	var s pool.WorkerStats
+	sv := reflect.ValueOf(&s).Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		sv.Field(i).SetUint(base + uint64(i) + 1)
+	}
+	return s
+}
+
+// sameCounters returns WorkerStats with every counter set to d.
+func sameCounters(d uint64) pool.WorkerStats {
+	var s pool.WorkerStats
+	sv := reflect.ValueOf(&s).Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		sv.Field(i).SetUint(d)
 	}
 	return s
 }
@@ -119,20 +140,13 @@ func TestStatsAfterClose(t *testing.T) {
 }
 
 func TestStatsSubArithmetic(t *testing.T) {
-	ws := func(base uint64) pool.WorkerStats {
-		return pool.WorkerStats{
-			Executed: base + 1, Steals: base + 2, FailedSteals: base + 3, InjectorPops: base + 4,
-			Overflows: base + 5, Sleeps: base + 6, Wakeups: base + 7,
-		}
-	}
+	ws := allCounters
 	later := pool.Stats{Workers: []pool.WorkerStats{ws(100), ws(200)}, Submitted: 50}
 	later.Total = sumWorkers(later.Workers)
 	earlier := pool.Stats{Workers: []pool.WorkerStats{ws(10), ws(20)}, Submitted: 8}
 	earlier.Total = sumWorkers(earlier.Workers)
 
-	delta := func(d uint64) pool.WorkerStats {
-		return pool.WorkerStats{Executed: d, Steals: d, FailedSteals: d, InjectorPops: d, Overflows: d, Sleeps: d, Wakeups: d}
-	}
+	delta := sameCounters
 	want := pool.Stats{Workers: []pool.WorkerStats{delta(90), delta(180)}, Total: delta(270), Submitted: 42}
 	if diff := cmp.Diff(want, later.Sub(earlier)); diff != "" {
 		t.Errorf("Sub (-want +got):\n%s", diff)

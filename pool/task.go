@@ -9,12 +9,8 @@ package pool
 // after it has finished running and its owner got it back (see Reuse).
 type Task struct {
 	r Runnable
-	// idx is the deque index Spawn pushed the task at, or -1 if it went
-	// to the injector. Only the worker that spawned the task reads or
-	// writes it (TakeBack uses it to never pop below the task).
-	idx int64
 	// free marks a finished task that its owner has handed back with
-	// Recycle. Owner-only, like idx.
+	// Recycle. Only the worker that spawned the task reads or writes it.
 	free bool
 }
 

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/forkjoin/fj/deque"
@@ -23,23 +24,28 @@ type Worker struct {
 	// fork.
 	pool *Pool
 	dq   *deque.Deque[Task]
-	wake chan struct{} // capacity 1; the worker parks on it when idle
+	wake chan struct{} // capacity 1; the holder parks on it when idle
 	id   int
 	_    [cacheLine - 32]byte
 
-	// Owner-only state, written on every fork or task.
-	rng        uint64 // xorshift state for victim selection
-	lastVictim int    // worker index of the last successful steal, or -1
-	tick       uint32 // counts lookups, for the periodic injector check
-	searching  bool   // counted in the searching half of pool.ctl
-	goexiting  bool   // a task on this goroutine called runtime.Goexit; see Capture
+	// Owner-only state: touched only by the carrier holding the worker
+	// (see carrier.go), written on every fork or task.
+	rng        uint64   // xorshift state for victim selection
+	lastVictim int      // worker index of the last successful steal, or -1
+	tick       uint32   // counts lookups, for the periodic injector check
+	searching  bool     // counted in the searching half of pool.ctl
+	goexiting  bool     // a task on this goroutine called runtime.Goexit; see Capture
+	cur        *carrier // the carrier holding the worker
 	c          counters
-	_          [cacheLine - 24 - 56]byte
+	_          [cacheLine - 32 - 64]byte
 
 	// Touched rarely, by other goroutines too.
-	pub     publishedCounters // written by the owner, read by Stats
-	idleIdx int               // w's index in pool.idle, or -1; under pool.mu
-	spilled atomic.Uint64     // tasks w put on the injector; see Departures
+	pub        publishedCounters // written by the owner, read by Stats
+	idleIdx    int               // w's index in pool.idle, or -1; under pool.mu
+	spilled    atomic.Uint64     // tasks w put on the injector; see Departures
+	nResumable atomic.Int32      // len(resumable), readable without hmu
+	hmu        sync.Mutex        // protects the carriers fields
+	carriers
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
@@ -83,14 +89,16 @@ const injectorEvery = 61
 // full, and wakes a sleeping worker if no worker is searching for work.
 // Only the goroutine running w's current task may call it.
 func (w *Worker) Spawn(t *Task) {
-	if w.dq.Push(t) {
-		t.idx = w.dq.Bottom() - 1
-	} else {
-		t.idx = -1
-		w.c.Overflows++
-		w.spill(t)
+	if !w.dq.Push(t) {
+		w.overflow(t)
 	}
 	w.pool.notify()
+}
+
+// overflow puts a task that did not fit on w's deque on the injector.
+func (w *Worker) overflow(t *Task) {
+	w.c.Overflows++
+	w.spill(t)
 }
 
 // spill puts a task spawned by w on the injector.
@@ -127,50 +135,93 @@ func (w *Worker) Inject(t *Task) {
 	w.pool.notify()
 }
 
-// TakeBack pops tasks from the bottom of w's deque until it pops t, and
-// reports whether it did; the caller then runs t itself, inline. Tasks
-// popped before t (forked after t and not yet joined) are run on the way;
-// nothing older than t is ever popped. It reports false if t is no longer
-// on the deque: stolen, already run, or put on the injector because the
-// deque was full. The caller then waits for t's completion with WaitFor.
+// TakeBack pops the task at the bottom of w's deque and reports whether it
+// is t; the caller then runs t itself, inline. If the bottom task is
+// another one (forked after t and not joined), TakeBack puts it back and
+// reports false, as it does if t is no longer on the deque (stolen, taken
+// back already, or put on the injector because the deque was full). The
+// caller then waits for t's completion with WaitFor.
 //
-// Because the deque is LIFO for its owner, a task forked just before a
-// piece of work that joined all its own forks is found at the bottom; the
-// loop only runs when tasks were forked and left unjoined in between.
-// t must have been spawned by w.
+// TakeBack never runs anything but t on the caller's stack: a task run
+// there could wait for the caller, which could not resume until that task
+// returned (see carrier.md). Because the deque is LIFO for its owner, a
+// task forked just before a piece of work that joined all its own forks is
+// at the bottom, so the fast path is one pop. t must have been spawned by w.
 func (w *Worker) TakeBack(t *Task) bool {
-	// Items at indices above t.idx are younger than t. Once bottom is at
-	// or below t.idx, t has left the deque (and whatever occupies its
-	// index now, or below it, is not ours to run here).
-	for t.idx >= 0 && w.dq.Bottom() > t.idx {
-		x := w.dq.Pop()
-		if x == t {
-			w.c.Executed++
-			return true
-		}
-		if x == nil {
-			return false
-		}
-		w.execute(x)
+	x := w.dq.Pop()
+	if x == t {
+		w.c.Executed++
+		return true
+	}
+	if x != nil {
+		w.putBack(x)
 	}
 	return false
 }
 
-// WaitFor returns once e is set. Meanwhile it runs tasks: from w's own
-// deque first, then from the injector and by stealing, and when it finds
-// none it sleeps until either new work appears or e is set. This helping
-// wait never blocks the worker while work is available, which is what
-// makes joins deadlock-free for any acyclic graph of tasks.
-func (w *Worker) WaitFor(e Event) {
-	var reg *waiter // our registration on e, made the first time we sleep
-	for !e.IsSet() {
-		t := w.next(e, &reg)
-		if t == nil {
-			return // e is set
+// putBack returns a task that the owner popped but may not run to the
+// bottom of the deque. It cannot fail: the pop made room. (If TakeBack's
+// task overflowed to the injector, was stolen or was taken back already,
+// this is whatever is at the bottom now, an older task included; it goes
+// back untouched.)
+func (w *Worker) putBack(x *Task) { w.dq.Push(x) }
+
+// TakeBackIf pops tasks from the bottom of w's deque and runs them inline
+// as long as keep reports true for them; it puts back the first task it
+// would not run, and returns when the deque is empty. It is TakeBack for a
+// set of awaited tasks, such as a task block's: keep must report true only
+// for tasks the caller is going to wait for anyway, since those cannot wait
+// for the caller in turn.
+func (w *Worker) TakeBackIf(keep func(r Runnable) bool) {
+	for {
+		x := w.dq.Pop()
+		if x == nil {
+			return
 		}
-		w.execute(t)
+		if !keep(x.r) {
+			w.putBack(x)
+			return
+		}
+		w.execute(x)
 	}
 }
+
+// WaitFor returns once e is set. It must be called by the task running on
+// w. If e is not set after a brief spin, the task parks: its goroutine
+// blocks, with the task's frames on it, and w carries on running other
+// tasks (its own deque's, then injected and stolen ones) on another
+// goroutine. When e is set, the task becomes resumable and continues as
+// soon as that goroutine reaches a point where it can hand w back (between
+// tasks, or when it parks in turn). The worker thus never blocks while
+// there is work, and no task ever runs on top of a waiting one, which is
+// what makes any acyclic graph of joins deadlock-free (see carrier.md).
+func (w *Worker) WaitFor(e Event) {
+	for i := 0; !e.IsSet(); i++ {
+		if i < waitSpins {
+			// Most waits at the leaves of a computation end within
+			// a microsecond or two; parking costs about as much.
+			runtime.Gosched()
+			continue
+		}
+		c := w.cur
+		n := &waiter{c: c}
+		if !e.addWaiter(n) {
+			return // a latch, set meanwhile
+		}
+		// Re-check after registering. If e is set, cancel the node,
+		// unless its setter claimed it first: then c is (or is about to
+		// be) on the resumable list and must go through the hand-off.
+		if e.IsSet() && n.claim() {
+			return
+		}
+		w.handOff(c)
+		c.awaitTurn()
+		w.cur = c
+	}
+}
+
+// waitSpins is the number of yields WaitFor makes before parking.
+const waitSpins = 16
 
 // execute runs t on w.
 func (w *Worker) execute(t *Task) {
@@ -181,43 +232,11 @@ func (w *Worker) execute(t *Task) {
 	t.r.Run(w)
 }
 
-// main is the body of the worker goroutine: run tasks until the pool
-// shuts down.
-func (w *Worker) main() {
-	p := w.pool
-	exited := false
-	defer func() {
-		if !exited {
-			// A task called runtime.Goexit and its wrapper let the
-			// unwinding through (it cannot be stopped). The task has
-			// been reported as failed; carry on in a fresh goroutine,
-			// which takes over w's deque: everything this goroutine did
-			// to it happens before the go statement.
-			w.goexiting = false
-			p.taskDone()
-			go w.main()
-		}
-	}()
-	for {
-		t := w.next(nil, nil)
-		if t == nil {
-			break
-		}
-		p.active.Add(1)
-		w.execute(t)
-		p.taskDone()
-	}
-	w.publish()
-	exited = true
-	p.exited.Done()
-}
-
 // next returns the next task for w: its own deque's newest, except every
 // injectorEvery lookups when the injector comes first; otherwise it
-// searches. It returns nil only when e (if non-nil) is set, or, for the
-// main loop (e == nil), when the pool has shut down and no work is left.
-// reg holds the waiter node registered on e, if any (see sleep).
-func (w *Worker) next(e Event, reg **waiter) *Task {
+// searches. It returns nil when the pool has shut down and no work is
+// left, or when a parked task of w's has become resumable.
+func (w *Worker) next() *Task {
 	w.tick++
 	if w.tick%injectorEvery == 0 {
 		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
@@ -228,29 +247,24 @@ func (w *Worker) next(e Event, reg **waiter) *Task {
 	if t := w.dq.Pop(); t != nil {
 		return t
 	}
-	return w.search(e, reg)
+	return w.search()
 }
 
 // search looks for work in the injector and other workers' deques, and
 // sleeps when it finds none; see sleep.md for the protocol.
-func (w *Worker) search(e Event, reg **waiter) *Task {
+func (w *Worker) search() *Task {
 	p := w.pool
 	w.publish()
 	for {
 		w.startSearching()
-		// A worker that may not search (half the workers already do)
-		// makes one pass and goes to sleep, unless it waits for an
-		// event: a helping join keeps watching its event (and looking
-		// for work) for the full rounds, because parking and being woken
-		// costs microseconds, more than most joins wait.
 		rounds := 1
-		if w.searching || e != nil {
+		if w.searching {
 			rounds = p.spinRounds + yieldRounds
 		}
 		for r := 0; r < rounds; r++ {
-			if e != nil && e.IsSet() {
+			if w.nResumable.Load() != 0 {
 				w.stopSearching(false)
-				return nil
+				return nil // let the caller hand w to the resumable task
 			}
 			if t := w.findWork(); t != nil {
 				w.stopSearching(true)
@@ -260,11 +274,11 @@ func (w *Worker) search(e Event, reg **waiter) *Task {
 				runtime.Gosched()
 			}
 		}
-		if e == nil && p.closed.Load() && p.quiescent() {
+		if p.closed.Load() && p.quiescent() {
 			w.stopSearching(false)
 			return nil // the pool is shutting down and no work is left
 		}
-		w.sleep(e, reg)
+		w.sleep()
 	}
 }
 

@@ -1,0 +1,184 @@
+package pool
+
+// A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
+// holds a worker at a time: it alone touches the worker's deque and
+// owner-only fields, and it runs the main loop (next, execute) on the
+// worker's behalf. A task that has to wait for another one parks its
+// carrier goroutine, with the task's frames on it, and hands the worker to
+// another carrier, which carries on with the worker's work; when the
+// awaited event is set, the parked carrier becomes resumable and gets the
+// worker back at the holder's next safe point. carrier.md explains why
+// this, rather than running other tasks on the waiting goroutine's stack,
+// is what makes joins deadlock-free.
+type carrier struct {
+	w *Worker
+	// turn receives a token when the carrier is handed the worker (or,
+	// for a spare with quit set, told to exit).
+	turn chan struct{}
+	quit bool // under w.hmu: exit instead of taking the worker
+}
+
+// maxSpares bounds the idle carriers a worker keeps for later hand-offs;
+// beyond it, a carrier that gives its worker away exits.
+const maxSpares = 2
+
+// carriers is the state a worker shares with goroutines that are not its
+// holder: the event setters that make carriers resumable, and the holder's
+// hand-offs. It is touched only on the slow path, under Worker.hmu.
+type carriers struct {
+	resumable []*carrier // parked, their event set, waiting for the worker
+	spares    []*carrier // idle, parked, available for a hand-off
+}
+
+func (w *Worker) newCarrier() *carrier {
+	return &carrier{w: w, turn: make(chan struct{}, 1)}
+}
+
+// startCarrier starts a goroutine for c; holding says whether it starts
+// as the worker's holder or as a parked spare.
+func (p *Pool) startCarrier(c *carrier, holding bool) {
+	p.goroutines.Add(1)
+	go c.run(holding)
+}
+
+// run is the body of a carrier goroutine.
+func (c *carrier) run(holding bool) {
+	w := c.w
+	p := w.pool
+	defer p.goroutines.Done()
+	if !holding && !c.awaitTurn() {
+		return
+	}
+	w.cur = c
+	done := false
+	defer func() {
+		if !done {
+			// A task called runtime.Goexit and its wrapper let the
+			// unwinding through (it cannot be stopped); the task has been
+			// reported as failed. This goroutine held the worker: carry
+			// on in a fresh one, which takes over w. Everything this
+			// goroutine did to w happens before the go statement.
+			w.goexiting = false
+			p.taskDone()
+			p.startCarrier(w.newCarrier(), true)
+		}
+	}()
+	for {
+		if w.nResumable.Load() != 0 {
+			// A parked task can continue: give it the worker. This is a
+			// safe point: no task runs on this goroutine.
+			spare := w.yieldToResumable(c)
+			if !spare {
+				done = true
+				return
+			}
+			if !c.awaitTurn() {
+				done = true
+				return
+			}
+			w.cur = c
+			continue
+		}
+		t := w.next()
+		if t == nil {
+			if w.nResumable.Load() != 0 {
+				continue
+			}
+			break // the pool is shut down and no work is left
+		}
+		p.active.Add(1)
+		w.execute(t)
+		p.taskDone()
+	}
+	w.publish()
+	w.dismissSpares()
+	done = true
+}
+
+// awaitTurn parks c until it is handed its worker, and reports false if it
+// was told to exit instead.
+func (c *carrier) awaitTurn() bool {
+	<-c.turn
+	c.w.hmu.Lock()
+	quit := c.quit
+	c.w.hmu.Unlock()
+	return !quit
+}
+
+// resume makes c, parked in WaitFor, resumable: its event is set. Any
+// goroutine may call it (it runs in the event's setter). The holder is
+// woken in case it sleeps; it hands the worker back at its next safe point
+// (see run, search and sleep).
+func (w *Worker) resume(c *carrier) {
+	w.hmu.Lock()
+	w.resumable = append(w.resumable, c)
+	// Counted after the append and before the wake-up token: a holder
+	// that re-checks nResumable after announcing its sleep sees it, or
+	// else finds the token (sleep.md, S2).
+	w.nResumable.Add(1)
+	w.hmu.Unlock()
+	w.signal()
+}
+
+// handOff gives w, held by c which is about to park, to the next carrier:
+// a resumable one if any (possibly c itself, if its event was set in the
+// meantime), else a spare, else a new one.
+func (w *Worker) handOff(c *carrier) {
+	w.c.Parks++
+	w.hmu.Lock()
+	next := w.popResumable()
+	if next == nil {
+		if n := len(w.spares); n > 0 {
+			next = w.spares[n-1]
+			w.spares = w.spares[:n-1]
+		}
+	}
+	w.hmu.Unlock()
+	if next == nil {
+		w.pool.startCarrier(w.newCarrier(), true)
+		return
+	}
+	next.turn <- struct{}{}
+}
+
+// yieldToResumable gives w, held by c at a safe point, to a resumable
+// carrier, and reports whether c stays as a spare (true) or must exit.
+func (w *Worker) yieldToResumable(c *carrier) (spare bool) {
+	w.hmu.Lock()
+	next := w.popResumable()
+	if next == nil {
+		w.hmu.Unlock()
+		return true // nothing to do after all; c still holds w
+	}
+	if len(w.spares) < maxSpares {
+		w.spares = append(w.spares, c)
+		spare = true
+	}
+	w.hmu.Unlock()
+	next.turn <- struct{}{}
+	return spare
+}
+
+// popResumable takes the most recently resumed carrier; w.hmu is held.
+func (w *Worker) popResumable() *carrier {
+	n := len(w.resumable)
+	if n == 0 {
+		return nil
+	}
+	c := w.resumable[n-1]
+	w.resumable[n-1] = nil
+	w.resumable = w.resumable[:n-1]
+	w.nResumable.Add(-1)
+	return c
+}
+
+// dismissSpares tells w's spare carriers to exit, at shutdown.
+func (w *Worker) dismissSpares() {
+	w.hmu.Lock()
+	for _, s := range w.spares {
+		s.quit = true
+		s.turn <- struct{}{}
+	}
+	w.spares = nil
+	w.hmu.Unlock()
+}
