@@ -1,0 +1,61 @@
+package taskblock_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/forkjoin/fj/pool"
+	"github.com/forkjoin/fj/taskblock"
+)
+
+// BenchmarkTreeWalk is the N4411 tree walk over a complete binary tree of
+// depth 20 (about a million nodes, built once): sequential, a goroutine
+// and a WaitGroup per node, a block per node (sumBlock), and a block per
+// node above depth 10 only (sumBlockCut). It mirrors the root package's
+// BenchmarkTreeWalk20, so that this package has its own numbers.
+func BenchmarkTreeWalk(b *testing.B) {
+	const depth, cut = 20, 10
+	tree := tree20()
+	want := sumSeq(tree)
+	check := func(b *testing.B, got int) {
+		if got != want {
+			b.Fatalf("sum = %d, want %d", got, want)
+		}
+	}
+	b.Run("impl=sequential", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			check(b, sumSeq(tree))
+		}
+	})
+	b.Run("impl=goroutine", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			check(b, sumGoroutine(tree))
+		}
+	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=block/workers=%d", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var got int
+				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlock(blk.Worker(), tree) })
+				check(b, got)
+			}
+		})
+	}
+	b.Run("impl=block-cut/workers=2", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2))
+		defer p.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			var got int
+			taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockCut(blk.Worker(), tree, depth, cut) })
+			check(b, got)
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package taskblock
+
+import "github.com/forkjoin/fj/pool"
+
+// Define runs body with a new Block and returns once the body has returned
+// and every task run in the block (directly or by its tasks) has finished.
+//
+// On a *pool.Pool, Define runs the body on one of the pool's workers and
+// blocks the calling goroutine; on a *pool.Worker (inside a task) it runs
+// the body right there. Either way, waiting for the tasks never blocks a
+// worker: it runs tasks until the block is done.
+//
+// If the body or any task panics, the block is canceled (tasks not started
+// yet are skipped), and once every started task has finished Define panics
+// with a Panics value holding every captured panic, each with its stack.
+func Define(r pool.Runner, body func(b *Block)) {
+	if body == nil {
+		panic("taskblock: Define with a nil body")
+	}
+	var ps Panics
+	if w, ok := r.(*pool.Worker); ok && w != nil {
+		// The common nested case: no closure, nothing escapes but the Block.
+		ps, _ = define(w, body, nil).outcome()
+	} else {
+		on(r, func(w *pool.Worker) { ps, _ = define(w, body, nil).outcome() })
+	}
+	if ps != nil {
+		panic(ps)
+	}
+}
+
+// DefineErr is Define for tasks that can fail, in the manner of errgroup:
+// start them with b.Go. The first non-nil error, from a task or from the
+// body, cancels the block (tasks not started yet are skipped; running ones
+// can poll b.Canceled) and is what DefineErr returns, after every started
+// task has finished. Panics are handled as in Define and take precedence
+// over errors.
+func DefineErr(r pool.Runner, body func(b *Block) error) error {
+	if body == nil {
+		panic("taskblock: DefineErr with a nil body")
+	}
+	var ps Panics
+	var err error
+	if w, ok := r.(*pool.Worker); ok && w != nil {
+		ps, err = define(w, nil, body).outcome()
+	} else {
+		on(r, func(w *pool.Worker) { ps, err = define(w, nil, body).outcome() })
+	}
+	if ps != nil {
+		panic(ps)
+	}
+	return err
+}
+
+// on calls f on a worker of r: inline on a *pool.Worker, submitted and
+// waited for on a *pool.Pool.
+func on(r pool.Runner, f func(w *pool.Worker)) {
+	switch r := r.(type) {
+	case *pool.Worker:
+		if r == nil {
+			panic("taskblock: nil *pool.Worker")
+		}
+		f(r)
+	case nil:
+		panic("taskblock: nil pool.Runner")
+	default:
+		r.Run(f)
+	}
+}
+
+// define runs the body (exactly one of body and bodyErr is set) on w and
+// waits for the block's tasks.
+func define(w *pool.Worker, body func(*Block), bodyErr func(*Block) error) *Block {
+	b := &Block{w: w, errMode: bodyErr != nil, departures: w.Departures()}
+	returned := false
+	defer func() {
+		if !returned {
+			// runtime.Goexit is unwinding this goroutine: called by the
+			// body, or by a task that b.wait ran inline. It cannot be
+			// stopped and would skip the rest of define, so keep the
+			// block strict here. The enclosing task reports the Goexit.
+			b.wait()
+			b.finished.Store(true)
+		}
+	}()
+	b.runBody(body, bodyErr)
+	b.wait()
+	b.finished.Store(true)
+	returned = true
+	return b
+}
+
+// runBody runs the body, recording a panic (or a Goexit) as the block's.
+func (b *Block) runBody(body func(*Block), bodyErr func(*Block) error) {
+	returned := false
+	defer func() {
+		if !returned {
+			b.fail(b.w.Capture(recover(), false))
+		}
+	}()
+	if bodyErr != nil {
+		if err := bodyErr(b); err != nil {
+			b.setErr(err)
+		}
+	} else {
+		body(b)
+	}
+	returned = true
+}
