@@ -1,0 +1,136 @@
+package fj_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/pool"
+)
+
+// fib(27) forks 317,810 times: the benchmarks below divide by that to
+// report the cost per fork.
+const fibN = 27
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+func fibJoin(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return fibJoin(w, n-1) },
+		func(w *pool.Worker) int { return fibJoin(w, n-2) })
+	return a + b
+}
+
+func fibFork(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	f := forkjoin.Fork(w, func(w *pool.Worker) int { return fibFork(w, n-2) })
+	a := fibFork(w, n-1)
+	return a + f.Join(w)
+}
+
+func fibGoroutine(n int) int {
+	if n < 2 {
+		return n
+	}
+	var wg sync.WaitGroup
+	var b int
+	wg.Add(1)
+	go func() { defer wg.Done(); b = fibGoroutine(n - 2) }()
+	a := fibGoroutine(n - 1)
+	wg.Wait()
+	return a + b
+}
+
+// joins returns the number of joins fib(n) performs: one per inner node.
+func joins(n int) int {
+	if n < 2 {
+		return 0
+	}
+	return 1 + joins(n-1) + joins(n-2)
+}
+
+func benchPool(b *testing.B, workers int, f func(w *pool.Worker, n int) int, n int) {
+	p := pool.New(pool.WithWorkers(workers))
+	defer p.Close()
+	want := fibSeq(n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if got := forkjoin.Invoke(p, func(w *pool.Worker) int { return f(w, n) }); got != want {
+			b.Fatalf("fib(%d) = %d, want %d", n, got, want)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(joins(n)), "ns/join")
+}
+
+func BenchmarkFib27(b *testing.B) {
+	b.Run("impl=sequential", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			fibSeq(fibN)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(joins(fibN)), "ns/join")
+	})
+	b.Run("impl=goroutine", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			fibGoroutine(fibN)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(joins(fibN)), "ns/join")
+	})
+	b.Run("impl=join/workers=1", func(b *testing.B) { benchPool(b, 1, fibJoin, fibN) })
+	b.Run("impl=join/workers=2", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN) })
+	b.Run("impl=fork/workers=1", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
+	b.Run("impl=fork/workers=2", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
+}
+
+// fibCut forks only above cut and runs sequential code below it: the usual
+// shape of real divide-and-conquer code, where each task does enough work
+// to amortise the fork.
+func fibCut(w *pool.Worker, n, cut int) int {
+	if n < cut {
+		return fibSeq(n)
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return fibCut(w, n-1, cut) },
+		func(w *pool.Worker) int { return fibCut(w, n-2, cut) })
+	return a + b
+}
+
+func BenchmarkFib35Cut20(b *testing.B) {
+	const n, cut = 35, 20
+	want := fibSeq(n)
+	b.Run("impl=sequential", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if fibSeq(n) != want {
+				b.Fatal("wrong result")
+			}
+		}
+	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=join/workers=%d", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if got := forkjoin.Invoke(p, func(w *pool.Worker) int { return fibCut(w, n, cut) }); got != want {
+					b.Fatalf("fib(%d) = %d, want %d", n, got, want)
+				}
+			}
+		})
+	}
+}
