@@ -37,7 +37,7 @@
 //
 // # The low-level API
 //
-// Task, Runnable, Latch, Counter, Event, Spawn, TakeBack, TakeBackIf,
+// Task, Runnable, Latch, Counter, Event, Spawn, TakeBack, TakeBackUntil,
 // WaitFor, Inject, Departures, Reuse, Recycle, Submit, Wait and Capture are
 // the primitives the higher layers are built from.
 // They are exported for those packages and for users who build their own

@@ -166,14 +166,14 @@ func (w *Worker) TakeBack(t *Task) bool {
 // back untouched.)
 func (w *Worker) putBack(x *Task) { w.dq.Push(x) }
 
-// TakeBackIf pops tasks from the bottom of w's deque and runs them inline
-// as long as keep reports true for them; it puts back the first task it
-// would not run, and returns when the deque is empty. It is TakeBack for a
-// set of awaited tasks, such as a task block's: keep must report true only
-// for tasks the caller is going to wait for anyway, since those cannot wait
-// for the caller in turn.
-func (w *Worker) TakeBackIf(keep func(r Runnable) bool) {
-	for {
+// TakeBackUntil pops tasks from the bottom of w's deque and runs them
+// inline until e is set, as long as keep reports true for them; it puts
+// back the first task it would not run, and returns when the deque is
+// empty. It is TakeBack for a set of awaited tasks, such as a task block's:
+// keep must report true only for tasks whose completion e waits for, since
+// only those are sure not to wait for the caller in turn.
+func (w *Worker) TakeBackUntil(e Event, keep func(r Runnable) bool) {
+	for !e.IsSet() {
 		x := w.dq.Pop()
 		if x == nil {
 			return

@@ -125,10 +125,7 @@ func (b *Block) Wait() {
 // wait for the body), and then waits for the rest, which other workers
 // took.
 func (b *Block) wait() {
-	if b.pending.IsSet() {
-		return
-	}
-	b.w.TakeBackIf(func(r pool.Runnable) bool {
+	b.w.TakeBackUntil(&b.pending, func(r pool.Runnable) bool {
 		t, ok := r.(*task)
 		return ok && t.b == b
 	})

@@ -23,7 +23,7 @@ import (
 // from the bottom of the deque and runs it inline, on the body's goroutine.
 // A calls Goexit, which unwinds that goroutine: task.Run's deferred calls
 // record ErrGoexit and mark A done, and then the unwinding goes straight
-// through Worker.TakeBackIf, Block.wait and define, none of which defers
+// through Worker.TakeBackUntil, Block.wait and define, none of which defers
 // anything, up to the pool's job wrapper, which reports the Goexit to the
 // caller of Define (Pool.Run re-panics with ErrAbortedByGoexit) while B is
 // still running. B waits for the caller to look before it finishes. The
