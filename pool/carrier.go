@@ -1,5 +1,9 @@
 package pool
 
+import (
+	"runtime/pprof"
+)
+
 // A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
 // holds a worker at a time: it alone touches the worker's deque and
 // owner-only fields, and it runs the main loop (next, execute) on the
@@ -16,6 +20,11 @@ type carrier struct {
 	// for a spare with quit set, told to exit).
 	turn chan struct{}
 	quit bool // under w.hmu: exit instead of taking the worker
+	// goexiting is set once a task on this goroutine has called
+	// runtime.Goexit: the unwinding cannot be stopped, and later captures
+	// on the way out report the tasks it cut short (see Capture). The
+	// goroutine exits afterwards, so the flag is never cleared.
+	goexiting bool
 }
 
 // maxSpares bounds the idle carriers a worker keeps for later hand-offs;
@@ -46,6 +55,11 @@ func (c *carrier) run(holding bool) {
 	w := c.w
 	p := w.pool
 	defer p.goroutines.Done()
+	// A goroutine inherits its creator's profiler labels, and carriers are
+	// often started from inside a task that is about to park: give this
+	// one the worker's own labels, or profiles would charge everything it
+	// runs to that task.
+	pprof.SetGoroutineLabels(w.labels)
 	if !holding && !c.awaitTurn() {
 		return
 	}
@@ -58,7 +72,6 @@ func (c *carrier) run(holding bool) {
 			// reported as failed. This goroutine held the worker: carry
 			// on in a fresh one, which takes over w. Everything this
 			// goroutine did to w happens before the go statement.
-			w.goexiting = false
 			p.taskDone()
 			p.startCarrier(w.newCarrier(), true)
 		}

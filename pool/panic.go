@@ -109,10 +109,13 @@ func (w *Worker) Capture(r any, returned bool) *PanicError {
 		return pe
 	}
 	if r == nil {
-		if w.goexiting {
+		// The flag belongs to the goroutine being unwound, the carrier
+		// holding w: other carriers of w, which may run while this one is
+		// parked mid-unwinding, have their own.
+		if c := w.cur; c.goexiting {
 			r = ErrAbortedByGoexit
 		} else {
-			w.goexiting = true
+			c.goexiting = true
 			r = ErrGoexit
 		}
 	}

@@ -1,8 +1,11 @@
 package pool
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -78,6 +81,7 @@ func New(opts ...Option) *Pool {
 			rng:        rand.Uint64() | 1,
 			lastVictim: -1,
 			idleIdx:    -1,
+			labels:     pprof.WithLabels(context.Background(), pprof.Labels("fj.pool", cfg.Name, "fj.worker", strconv.Itoa(i))),
 		}
 	}
 	for _, w := range p.workers {
@@ -145,6 +149,11 @@ func (p *Pool) Closed() bool { return p.closed.Load() }
 // instead (Worker.Run, or pass the worker as the Runner): a task that
 // blocks in Pool.Run occupies its worker, and if every worker does so,
 // nobody is left to run the submitted work.
+//
+// A task of one pool may use another pool this way: it blocks its worker
+// until the other pool's work is done. That work must not need the first
+// pool back while all of the first pool's workers are blocked so: a cycle
+// between pools can deadlock where a cycle of tasks within one pool cannot.
 func (p *Pool) Run(f func(w *Worker)) {
 	if p == nil {
 		panic("pool: Run on a nil *Pool")

@@ -1,5 +1,7 @@
 package pool
 
+import "sync/atomic"
+
 // Task is the unit a pool schedules: what sits in a worker's deque or in
 // the injector. The layers built on the pool (forkjoin, taskblock,
 // parallel) embed a Task in their own job type and point it at that job
@@ -12,6 +14,16 @@ type Task struct {
 	// free marks a finished task that its owner has handed back with
 	// Recycle. Only the worker that spawned the task reads or writes it.
 	free bool
+	// spilled marks a task that Spawn put on the injector because the
+	// deque was full. It is written before the injector push and read by
+	// whoever pops the task, so the injector's lock orders the two. Such a
+	// task is never in a deque slot, so it is never reused (see Reuse) and
+	// the flag never needs clearing.
+	spilled bool
+	// claimed decides, for a spilled task, between its owner taking it
+	// back (TakeBack) and whoever pops it from the injector: exactly one
+	// runs it.
+	claimed atomic.Bool
 }
 
 // Runnable is what a Task runs. Run is called exactly once, on the worker

@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -34,7 +35,6 @@ type Worker struct {
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
 	searching  bool     // counted in the searching half of pool.ctl
-	goexiting  bool     // a task on this goroutine called runtime.Goexit; see Capture
 	cur        *carrier // the carrier holding the worker
 	c          counters
 	_          [cacheLine - 32 - 64]byte
@@ -46,6 +46,7 @@ type Worker struct {
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
+	labels context.Context // profiler labels of its carriers: pool name, worker id
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
@@ -95,9 +96,11 @@ func (w *Worker) Spawn(t *Task) {
 	w.pool.notify()
 }
 
-// overflow puts a task that did not fit on w's deque on the injector.
+// overflow puts a task that did not fit on w's deque on the injector. The
+// owner can still take it back (see TakeBack).
 func (w *Worker) overflow(t *Task) {
 	w.c.Overflows++
+	t.spilled = true
 	w.spill(t)
 }
 
@@ -138,9 +141,10 @@ func (w *Worker) Inject(t *Task) {
 // TakeBack pops the task at the bottom of w's deque and reports whether it
 // is t; the caller then runs t itself, inline. If the bottom task is
 // another one (forked after t and not joined), TakeBack puts it back and
-// reports false, as it does if t is no longer on the deque (stolen, taken
-// back already, or put on the injector because the deque was full). The
-// caller then waits for t's completion with WaitFor.
+// reports false, as it does if t is no longer on the deque (stolen, or
+// taken back already). A task that Spawn put on the injector because the
+// deque was full is taken back if nobody has started it. When TakeBack
+// reports false, the caller waits for t's completion with WaitFor.
 //
 // TakeBack never runs anything but t on the caller's stack: a task run
 // there could wait for the caller, which could not resume until that task
@@ -148,6 +152,16 @@ func (w *Worker) Inject(t *Task) {
 // task forked just before a piece of work that joined all its own forks is
 // at the bottom, so the fast path is one pop. t must have been spawned by w.
 func (w *Worker) TakeBack(t *Task) bool {
+	if t.spilled {
+		// It overflowed to the injector: whoever claims it runs it.
+		// Taking it back here keeps a full deque from turning every
+		// join into a park.
+		if t.claimed.CompareAndSwap(false, true) {
+			w.c.Executed++
+			return true
+		}
+		return false
+	}
 	x := w.dq.Pop()
 	if x == t {
 		w.c.Executed++
@@ -223,8 +237,11 @@ func (w *Worker) WaitFor(e Event) {
 // waitSpins is the number of yields WaitFor makes before parking.
 const waitSpins = 16
 
-// execute runs t on w.
+// execute runs t on w, unless it is a spilled task its owner took back.
 func (w *Worker) execute(t *Task) {
+	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
+		return
+	}
 	w.c.Executed++
 	if w.c.Executed%4096 == 0 {
 		w.publish()
