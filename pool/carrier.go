@@ -80,16 +80,18 @@ func (c *carrier) run(holding bool) {
 		if w.nResumable.Load() != 0 {
 			// A parked task can continue: give it the worker. This is a
 			// safe point: no task runs on this goroutine.
-			spare := w.yieldToResumable(c)
-			if !spare {
+			switch w.yieldToResumable(c) {
+			case kept:
+			case spare:
+				if !c.awaitTurn() {
+					done = true
+					return
+				}
+				w.cur = c
+			case exit:
 				done = true
 				return
 			}
-			if !c.awaitTurn() {
-				done = true
-				return
-			}
-			w.cur = c
 			continue
 		}
 		t := w.next()
@@ -154,22 +156,34 @@ func (w *Worker) handOff(c *carrier) {
 	next.turn <- struct{}{}
 }
 
+// What a carrier that offered its worker to a resumable one does next.
+type yieldOutcome int
+
+const (
+	kept  yieldOutcome = iota // nobody was resumable after all: still the holder
+	spare                     // gave the worker away; now a spare, awaiting a turn
+	exit                      // gave the worker away; enough spares: exit
+)
+
 // yieldToResumable gives w, held by c at a safe point, to a resumable
-// carrier, and reports whether c stays as a spare (true) or must exit.
-func (w *Worker) yieldToResumable(c *carrier) (spare bool) {
+// carrier, if there is one.
+func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 	w.hmu.Lock()
 	next := w.popResumable()
 	if next == nil {
+		// Only the holder pops the list, so after nResumable != 0 this
+		// does not happen; handled anyway rather than assumed.
 		w.hmu.Unlock()
-		return true // nothing to do after all; c still holds w
+		return kept
 	}
+	out := exit
 	if len(w.spares) < maxSpares {
 		w.spares = append(w.spares, c)
-		spare = true
+		out = spare
 	}
 	w.hmu.Unlock()
 	next.turn <- struct{}{}
-	return spare
+	return out
 }
 
 // popResumable takes the most recently resumed carrier; w.hmu is held.

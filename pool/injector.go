@@ -70,6 +70,26 @@ func (in *injector) pop(start uint32) *Task {
 	return nil
 }
 
+// removeLast takes t off bucket i if it is the newest task there, and
+// reports whether it did. An owner that claimed back a task it spilled
+// uses it so that the dead entry does not linger: it would keep the task
+// reachable and make idle workers believe there is work.
+func (in *injector) removeLast(i uint32, t *Task) bool {
+	b := &in.buckets[i&in.mask]
+	if b.n.Load() == 0 {
+		return false
+	}
+	b.mu.Lock()
+	ok := b.q.size > 0 && b.q.buf[(b.q.head+b.q.size-1)%len(b.q.buf)] == t
+	if ok {
+		b.q.size--
+		b.q.buf[(b.q.head+b.q.size)%len(b.q.buf)] = nil
+		b.n.Add(-1)
+	}
+	b.mu.Unlock()
+	return ok
+}
+
 // len returns the number of queued tasks; a snapshot.
 func (in *injector) len() int64 {
 	var n int64

@@ -45,7 +45,8 @@ type WorkerStats struct {
 	Wakeups uint64
 	// Parks counts the times a task on the worker had to wait for another
 	// and parked, handing the worker to another goroutine (see
-	// Worker.WaitFor). Joins whose forked half was not stolen never park.
+	// Worker.WaitFor). A join parks when what it joins was stolen, or when
+	// it joins out of order (other forks of its are in the way).
 	Parks uint64
 }
 

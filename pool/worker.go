@@ -157,6 +157,13 @@ func (w *Worker) TakeBack(t *Task) bool {
 		// Taking it back here keeps a full deque from turning every
 		// join into a park.
 		if t.claimed.CompareAndSwap(false, true) {
+			// Ours. Drop its entry too if it is still the newest of
+			// the bucket Spawn put it in (it usually is: joins come
+			// back in reverse order of forks); an older one is
+			// skipped when popped.
+			if w.pool.inj.removeLast(uint32(w.id), t) {
+				w.c.InjectorPops++
+			}
 			w.c.Executed++
 			return true
 		}
