@@ -1,0 +1,528 @@
+package parallel
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"runtime/debug"
+	"slices"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/pool"
+)
+
+// Sort sorts s in ascending order, in parallel, and returns when it is
+// sorted. The result is the one slices.Sort gives: for floating-point
+// elements NaNs come first and -0 and +0 are equal (their relative order,
+// like that of any equal elements, is unspecified). The sort is not
+// stable; use SortStableFunc to keep equal elements in their input order.
+//
+// Use it from ordinary code with a *pool.Pool (the call blocks until s is
+// sorted), or from inside a task with the task's *pool.Worker (the work
+// forks onto that worker, which keeps working while it waits):
+//
+//	parallel.Sort(p, xs)
+//
+//	parallel.For(p, 0, len(rows), func(w *pool.Worker, i int) {
+//		parallel.Sort(w, rows[i]) // nested: forks onto w
+//	})
+//
+// Sort is a parallel pattern-defeating quicksort (pdqsort, the algorithm
+// of slices.Sort): every partition forks the sorting of its two sides
+// with forkjoin.Join, so idle workers steal the largest pieces first, and
+// the first partitions, which cover the whole slice, are themselves
+// split among the workers. Its partition step is branchless, which makes
+// it several times faster than slices.Sort's on random input, so Sort
+// partitions down to a few dozen elements before it hands a piece to
+// slices.Sort. Inputs that defeat a plain quicksort (sorted, reversed,
+// many duplicates, sawtooth, "median-of-3 killer" sequences) still take
+// O(n log n) time: Sort detects sorted runs, partitions runs of equal
+// elements out in linear time, and after too many lopsided partitions
+// finishes a piece with slices.Sort, which guarantees O(n log n). It
+// allocates a few bytes per piece, never a copy of s.
+//
+// Slices of up to a few thousand elements are sorted with slices.Sort on
+// the calling goroutine, without a round trip through the pool; slices
+// of length 0 and 1 are left alone. Nobody else may modify s while Sort
+// runs.
+func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S) {
+	n := len(s)
+	if n < 2 {
+		return
+	}
+	checkRunner(r)
+	if n <= sortCutoff {
+		inline(func() { slices.Sort(s) })
+		return
+	}
+	on(r, func(w *pool.Worker) {
+		q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers())}
+		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
+	})
+}
+
+// SortFunc sorts s in ascending order as determined by cmp, in parallel,
+// and returns when it is sorted. As for slices.SortFunc, cmp(a, b) must
+// return a negative number when a < b, a positive number when a > b and
+// zero when a and b are equal or incomparable, and it must be a strict
+// weak ordering (cmp.Compare is one). The sort is not stable; see
+// SortStableFunc.
+//
+//	parallel.SortFunc(p, people, func(a, b Person) int {
+//		return strings.Compare(a.Name, b.Name)
+//	})
+//
+// cmp is called from several workers at the same time, so it must be safe
+// for concurrent use (a pure function of its arguments is); it should be
+// cheap and must not block. Otherwise SortFunc works like Sort: a parallel
+// pdqsort, O(n log n) on every input, that hands pieces of a few thousand
+// elements to slices.SortFunc and sorts short slices on the calling
+// goroutine.
+//
+// A cmp that is not a strict weak ordering (inconsistent or random
+// results) leaves s in an unspecified order, but SortFunc still returns,
+// and s still holds exactly the elements it held before. If cmp panics,
+// the pieces that are running finish, those not started are dropped, and
+// SortFunc panics in the caller with a *pool.PanicError carrying the
+// original value and stack; s then holds its original elements in no
+// particular order.
+//
+// SortFunc panics if cmp is nil.
+func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
+	if cmp == nil {
+		panic("parallel: SortFunc with a nil cmp function")
+	}
+	n := len(s)
+	if n < 2 {
+		return
+	}
+	checkRunner(r)
+	if n <= funcCutoff {
+		inline(func() { slices.SortFunc(s, cmp) })
+		return
+	}
+	on(r, func(w *pool.Worker) {
+		q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers())}
+		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
+	})
+}
+
+const (
+	// sortCutoff is the length up to which Sort sorts sequentially, on
+	// the calling goroutine, and below which its quicksort stops forking.
+	// Sorting 2^12 elements takes about 100 µs: a fork (tens of
+	// nanoseconds) is noise next to it, and a round trip through the
+	// pool, which may have to wake a sleeping worker, no longer is.
+	sortCutoff = 1 << 12
+
+	// funcCutoff is sortCutoff for SortFunc, which gains less from
+	// parallelism on short slices: its partitions are no faster than
+	// slices.SortFunc's.
+	funcCutoff = 1 << 13
+)
+
+// checkRunner panics, with the message on would give, if r cannot run
+// anything: so that a short slice, which never reaches the pool, does not
+// hide a nil or closed Runner.
+func checkRunner(r pool.Runner) {
+	switch r := r.(type) {
+	case nil:
+		panic("parallel: nil pool.Runner")
+	case *pool.Worker:
+		if r == nil {
+			panic("parallel: nil *pool.Worker")
+		}
+	case *pool.Pool:
+		if r == nil {
+			panic("pool: Run on a nil *Pool")
+		}
+		if r.Closed() {
+			panic("pool: use of a closed pool")
+		}
+	}
+}
+
+// inline runs f, a sequential sort, on the calling goroutine and re-raises
+// a panic in it as a *pool.PanicError, as if f had run on a worker.
+func inline(f func()) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		r := recover()
+		if r == nil {
+			return // runtime.Goexit: let it unwind
+		}
+		if pe, ok := r.(*pool.PanicError); ok {
+			panic(pe)
+		}
+		panic(&pool.PanicError{Value: r, Stack: debug.Stack()})
+	}()
+	f()
+	returned = true
+}
+
+// The quicksort below is pdqsort (Orson Peters, "Pattern-defeating
+// Quicksort", https://arxiv.org/abs/2106.05123), the algorithm of
+// slices.SortFunc, with the recursion on both sides of a partition forked
+// with forkjoin.Join, and the first partitions, which would otherwise run
+// on one worker while the others wait, split among the workers too.
+// sort_ordered.go holds the same code for cmp.Ordered elements, with the
+// comparisons inlined; keep the two in step.
+//
+// Every loop is bounded by indices, never by a sentinel comparison, and
+// every element move is a swap, so that a comparator that is not a strict
+// weak order (or that panics) cannot make an index run out of range or
+// lose an element. No routine touches an element outside its own range
+// [a, b): ranges are sorted by different workers at the same time. The
+// only element outside it that is read is data[a-1], the pivot of an
+// enclosing partition, which nobody moves any more.
+
+const (
+	// funcLeaf is the longest range SortFunc's quicksort hands to
+	// slices.SortFunc, whose partitions are as fast as ours.
+	funcLeaf = 1 << 12
+
+	// splitMin is the length from which a range is partitioned in
+	// parallel, if it is also long compared with the whole slice (see
+	// spreadFor); splitPiece is the length of the pieces that are
+	// partitioned sequentially then.
+	splitMin   = 1 << 16
+	splitPiece = 1 << 14
+)
+
+// spreadFor returns the length from which ranges of a slice of n elements
+// are partitioned in parallel on a pool of the given size: the first
+// partitions, until there are about two ranges per worker; none on one
+// worker.
+func spreadFor(n, workers int) int {
+	if workers < 2 {
+		return math.MaxInt
+	}
+	return max(splitMin, n/(2*workers))
+}
+
+// quickFunc is a quicksort of data by cmp.
+type quickFunc[E any] struct {
+	data   []E
+	cmp    func(a, b E) int
+	spread int // ranges at least this long are partitioned in parallel
+}
+
+// sort sorts data[a:b]. limit is the number of badly unbalanced
+// partitions allowed before the range is handed to slices.SortFunc, whose
+// own pdqsort falls back to heapsort: the whole sort is O(n log n) even on
+// adversarial input. wasBalanced and wasPartitioned describe the
+// partition that produced this range.
+func (q *quickFunc[E]) sort(w *pool.Worker, a, b, limit int, wasBalanced, wasPartitioned bool) {
+	data, cmp := q.data, q.cmp
+	for {
+		length := b - a
+		if length <= funcLeaf || limit <= 0 {
+			slices.SortFunc(data[a:b], cmp)
+			return
+		}
+
+		// The last partition was badly unbalanced: shuffle a few elements
+		// to break the pattern that caused it.
+		if !wasBalanced {
+			breakPatterns(data, a, b)
+			limit--
+		}
+
+		pivot, hint := choosePivotFunc(data, a, b, cmp)
+		if hint == decreasingHint {
+			reverseRange(data, a, b)
+			pivot = (b - 1) - (pivot - a)
+			hint = increasingHint
+		}
+
+		// The range is likely sorted already: check, fixing up to a few
+		// misplaced elements on the way.
+		if wasBalanced && wasPartitioned && hint == increasingHint {
+			if partialInsertionSortFunc(data, a, b, cmp) {
+				return
+			}
+		}
+
+		// The pivot equals the predecessor, the pivot of an enclosing
+		// partition, which is <= every element here: the range holds many
+		// copies of it. Move them to the front and carry on with the
+		// elements greater than it, so duplicates cost linear time.
+		if a > 0 && !(cmp(data[a-1], data[pivot]) < 0) {
+			a = partitionEqualFunc(data, a, b, pivot, cmp)
+			wasBalanced, wasPartitioned = true, true
+			continue
+		}
+
+		// Partition around the pivot, moved to data[a] meanwhile.
+		data[a], data[pivot] = data[pivot], data[a]
+		var mid int
+		var moved bool
+		if length >= q.spread {
+			mid, moved = q.split(w, a+1, b, data[a])
+		} else {
+			mid, moved = splitFunc(data, a+1, b, data[a], cmp)
+		}
+		mid--
+		data[a], data[mid] = data[mid], data[a]
+
+		balanced := min(mid-a, b-mid-1) >= length/8
+		if length > sortCutoff {
+			lo, hi, lim := a, b, limit // not a, b, limit: captured, they would escape
+			forkjoin.Join(w,
+				func(w *pool.Worker) struct{} {
+					q.sort(w, lo, mid, lim, balanced, !moved)
+					return struct{}{}
+				},
+				func(w *pool.Worker) struct{} {
+					q.sort(w, mid+1, hi, lim, balanced, !moved)
+					return struct{}{}
+				})
+			return
+		}
+		// Too short to be worth a fork: recurse into the shorter side and
+		// loop on the longer one, so the stack stays O(log n) deep.
+		if mid-a < b-mid-1 {
+			q.sort(w, a, mid, limit, balanced, !moved)
+			a = mid + 1
+		} else {
+			q.sort(w, mid+1, b, limit, balanced, !moved)
+			b = mid
+		}
+		wasBalanced, wasPartitioned = balanced, !moved
+	}
+}
+
+// split is splitFunc in parallel: the range is cut in pieces that are
+// partitioned at the same time, and the pieces' halves are then put in
+// order by swapping blocks, a step that moves about a quarter of the
+// elements and compares none.
+func (q *quickFunc[E]) split(w *pool.Worker, lo, hi int, p E) (mid int, moved bool) {
+	if hi-lo <= splitPiece {
+		return splitFunc(q.data, lo, hi, p, q.cmp)
+	}
+	m := lo + (hi-lo)/2
+	l, r := forkjoin.Join(w,
+		func(w *pool.Worker) splitResult {
+			mid, moved := q.split(w, lo, m, p)
+			return splitResult{mid, moved}
+		},
+		func(w *pool.Worker) splitResult {
+			mid, moved := q.split(w, m, hi, p)
+			return splitResult{mid, moved}
+		})
+	return mergeSplits(w, q.data, l, m, r)
+}
+
+type splitResult struct {
+	mid   int
+	moved bool
+}
+
+// mergeSplits joins two adjacent partitioned pieces, data[lo:m] split at
+// l.mid and data[m:hi] split at r.mid, into one: it exchanges the first
+// piece's upper part with the second's lower part, by swapping the
+// shorter of the two with the far end of the other.
+func mergeSplits[E any](w *pool.Worker, data []E, l splitResult, m int, r splitResult) (mid int, moved bool) {
+	k := min(m-l.mid, r.mid-m)
+	swapBlocks(w, data, l.mid, r.mid-k, k)
+	return l.mid + (r.mid - m), l.moved || r.moved || k > 0
+}
+
+// swapBlocks swaps data[x:x+k] and data[y:y+k], which do not overlap,
+// in parallel if k is large.
+func swapBlocks[E any](w *pool.Worker, data []E, x, y, k int) {
+	if k > splitMin {
+		h := k / 2
+		forkjoin.Join(w,
+			func(w *pool.Worker) struct{} { swapBlocks(w, data, x, y, h); return struct{}{} },
+			func(w *pool.Worker) struct{} { swapBlocks(w, data, x+h, y+h, k-h); return struct{}{} })
+		return
+	}
+	a, b := data[x:x+k], data[y:y+k]
+	for i := range a {
+		a[i], b[i] = b[i], a[i]
+	}
+}
+
+// splitFunc partitions data[lo:hi] around the value p: it returns mid such
+// that data[i] < p for lo <= i < mid and data[j] >= p for mid <= j < hi,
+// and whether any element had to move. It is Hoare's partition, which
+// pdqsort uses too.
+func splitFunc[E any](data []E, lo, hi int, p E, cmp func(a, b E) int) (mid int, moved bool) {
+	i, j := lo, hi-1 // inclusive bounds of the elements not yet placed
+	for i <= j && cmp(data[i], p) < 0 {
+		i++
+	}
+	for i <= j && !(cmp(data[j], p) < 0) {
+		j--
+	}
+	if i > j {
+		return i, false
+	}
+	data[i], data[j] = data[j], data[i]
+	i++
+	j--
+	for {
+		for i <= j && cmp(data[i], p) < 0 {
+			i++
+		}
+		for i <= j && !(cmp(data[j], p) < 0) {
+			j--
+		}
+		if i > j {
+			return i, true
+		}
+		data[i], data[j] = data[j], data[i]
+		i++
+		j--
+	}
+}
+
+// partitionEqualFunc moves the elements of data[a:b] that are not greater
+// than p = data[pivot] to the front and returns where the others start,
+// which is at least a+1 (p itself goes first).
+func partitionEqualFunc[E any](data []E, a, b, pivot int, cmp func(a, b E) int) (newpivot int) {
+	data[a], data[pivot] = data[pivot], data[a]
+	i, j := a+1, b-1
+	for {
+		for i <= j && !(cmp(data[a], data[i]) < 0) {
+			i++
+		}
+		for i <= j && cmp(data[a], data[j]) < 0 {
+			j--
+		}
+		if i > j {
+			break
+		}
+		data[i], data[j] = data[j], data[i]
+		i++
+		j--
+	}
+	return i
+}
+
+// partialInsertionSortFunc reports whether data[a:b] is sorted, after
+// moving at most a few out-of-place elements to where they belong. Unlike
+// pdqsort's, its shifts stop at a: the elements before it are another
+// worker's.
+func partialInsertionSortFunc[E any](data []E, a, b int, cmp func(a, b E) int) bool {
+	const maxSteps = 5 // adjacent out-of-order pairs fixed before giving up
+	i := a + 1
+	for step := 0; step < maxSteps; step++ {
+		for i < b && !(cmp(data[i], data[i-1]) < 0) {
+			i++
+		}
+		if i == b {
+			return true
+		}
+		data[i], data[i-1] = data[i-1], data[i]
+		// Shift the smaller one to the left, the greater one to the right.
+		for j := i - 1; j > a && cmp(data[j], data[j-1]) < 0; j-- {
+			data[j], data[j-1] = data[j-1], data[j]
+		}
+		for j := i + 1; j < b && cmp(data[j], data[j-1]) < 0; j++ {
+			data[j], data[j-1] = data[j-1], data[j]
+		}
+	}
+	return false
+}
+
+type sortedHint int
+
+const (
+	unknownHint sortedHint = iota
+	increasingHint
+	decreasingHint
+)
+
+// choosePivotFunc returns the index of a pivot for data[a:b], b-a >= 9:
+// Tukey's ninther (the median of three medians of three) of elements
+// spread over the range (see samplePositions). hint tells whether the
+// samples all came in increasing or all in decreasing order, which
+// suggests a sorted or reversed range.
+func choosePivotFunc[E any](data []E, a, b int, cmp func(a, b E) int) (pivot int, hint sortedHint) {
+	const maxSwaps = 4 * 3
+	var swaps int
+	i, j, k := samplePositions(a, b-a)
+	i = medianFunc(data, i-1, i, i+1, &swaps, cmp)
+	j = medianFunc(data, j-1, j, j+1, &swaps, cmp)
+	k = medianFunc(data, k-1, k, k+1, &swaps, cmp)
+	j = medianFunc(data, i, j, k, &swaps, cmp)
+	switch swaps {
+	case 0:
+		return j, increasingHint
+	case maxSwaps:
+		return j, decreasingHint
+	default:
+		return j, unknownHint
+	}
+}
+
+// order2Func returns x, y with data[x] <= data[y], where {x, y} = {a, b}.
+func order2Func[E any](data []E, a, b int, swaps *int, cmp func(a, b E) int) (int, int) {
+	if cmp(data[b], data[a]) < 0 {
+		*swaps++
+		return b, a
+	}
+	return a, b
+}
+
+// medianFunc returns the index, a, b or c, of the median of data[a],
+// data[b] and data[c].
+func medianFunc[E any](data []E, a, b, c int, swaps *int, cmp func(a, b E) int) int {
+	a, b = order2Func(data, a, b, swaps, cmp)
+	b, _ = order2Func(data, b, c, swaps, cmp)
+	_, b = order2Func(data, a, b, swaps, cmp)
+	return b
+}
+
+// samplePositions returns the centres of the ninther's three groups of
+// three for a range [a, a+l), l >= 9: one in each third of the range, at a
+// pseudo-random place in it (a hash of a and l, so sorting is
+// deterministic). pdqsort samples at the quarters, which inputs made of a
+// power-of-two number of sorted runs (or any period dividing the length)
+// defeat: each sample is the start of a run, and every partition is
+// lopsided. Jittered samples still come in index order, so a sorted or
+// reversed range is still recognised from them.
+func samplePositions(a, l int) (i, j, k int) {
+	r := uint64(a)*0x9e3779b97f4a7c15 + uint64(l)
+	r ^= r >> 31
+	r *= 0xbf58476d1ce4e5b9
+	r ^= r >> 29
+	third := l / 3
+	m := uint64(third - 2) // centres at offsets 1 .. third-2 in their third
+	off := func(x uint64) int { return 1 + int((x&0x1fffff)*m>>21) }
+	return a + off(r), a + third + off(r>>21), a + 2*third + off(r>>42)
+}
+
+// breakPatterns swaps three elements in the middle of data[a:b] with
+// pseudo-random others, so that a pattern that made the last partition
+// unbalanced does not repeat.
+func breakPatterns[E any](data []E, a, b int) {
+	length := b - a
+	if length < 8 {
+		return
+	}
+	random := uint64(length)
+	modulus := uint(1) << bits.Len(uint(length))
+	for idx := a + (length/4)*2 - 1; idx <= a+(length/4)*2+1; idx++ {
+		random ^= random << 13 // xorshift
+		random ^= random >> 7
+		random ^= random << 17
+		other := int(uint(random) & (modulus - 1))
+		if other >= length {
+			other -= length
+		}
+		data[idx], data[a+other] = data[a+other], data[idx]
+	}
+}
+
+// reverseRange reverses data[a:b].
+func reverseRange[E any](data []E, a, b int) {
+	for i, j := a, b-1; i < j; i, j = i+1, j-1 {
+		data[i], data[j] = data[j], data[i]
+	}
+}
