@@ -149,9 +149,10 @@ func (t *task) Run(w *pool.Worker) {
 	// race to the pop), so hand it back now: the first Run inside f uses
 	// the same deque slot and reuses t. A stolen task is left to the
 	// garbage collector; its free flag belongs to its owner.
-	t.b, t.f, t.fe = nil, nil, nil
 	if t.owner == w {
-		pool.Recycle(w, &t.Task)
+		pool.Recycle(w, &t.Task) // its fields are overwritten when it is reused
+	} else {
+		t.b, t.f, t.fe = nil, nil, nil
 	}
 
 	defer b.pending.Done() // last: the task counts as finished after everything below
