@@ -2,6 +2,7 @@ package pool
 
 import (
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
@@ -63,7 +64,7 @@ func (c *carrier) run(holding bool) {
 	if !holding && !c.awaitTurn() {
 		return
 	}
-	w.cur = c
+	w.takeOver(c)
 	done := false
 	defer func() {
 		if !done {
@@ -87,7 +88,7 @@ func (c *carrier) run(holding bool) {
 					done = true
 					return
 				}
-				w.cur = c
+				w.takeOver(c)
 			case exit:
 				done = true
 				return
@@ -102,12 +103,25 @@ func (c *carrier) run(holding bool) {
 			break // the pool is shut down and no work is left
 		}
 		p.active.Add(1)
-		w.execute(t)
+		if trace.IsEnabled() {
+			w.executeTraced(t)
+		} else {
+			w.execute(t)
+		}
 		p.taskDone()
 	}
 	w.publish()
 	w.dismissSpares()
 	done = true
+}
+
+// takeOver makes c, which has just been handed the worker with nothing on
+// its stack, the holder. The worker's owner-only state describes the task
+// that was running when it was handed over (which has parked, and restores
+// that state itself when it resumes): reset what belongs to that task.
+func (w *Worker) takeOver(c *carrier) {
+	w.cur = c
+	w.scope = nil
 }
 
 // awaitTurn parks c until it is handed its worker, and reports false if it

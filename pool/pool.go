@@ -82,6 +82,7 @@ func New(opts ...Option) *Pool {
 			lastVictim: -1,
 			idleIdx:    -1,
 			labels:     pprof.WithLabels(context.Background(), pprof.Labels("fj.pool", cfg.Name, "fj.worker", strconv.Itoa(i))),
+			regionName: cfg.Name + " worker " + strconv.Itoa(i),
 		}
 	}
 	for _, w := range p.workers {

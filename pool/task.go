@@ -24,6 +24,10 @@ type Task struct {
 	// back (TakeBack) and whoever pops it from the injector: exactly one
 	// runs it.
 	claimed atomic.Bool
+	// scope is the Region the task was forked in, or nil. Spawn sets it
+	// from the forking worker; it is read by whoever runs the task, after
+	// the deque or injector has published it.
+	scope *scope
 }
 
 // Runnable is what a Task runs. Run is called exactly once, on the worker

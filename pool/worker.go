@@ -36,8 +36,9 @@ type Worker struct {
 	tick       uint32   // counts lookups, for the periodic injector check
 	searching  bool     // counted in the searching half of pool.ctl
 	cur        *carrier // the carrier holding the worker
+	scope      *scope   // the Region of the task running, or nil
 	c          counters
-	_          [cacheLine - 32 - 64]byte
+	_          [cacheLine - 40 - 64]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
@@ -46,7 +47,8 @@ type Worker struct {
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
-	labels context.Context // profiler labels of its carriers: pool name, worker id
+	labels     context.Context // profiler labels of its carriers: pool name, worker id
+	regionName string          // its trace region while tracing: pool name, worker id
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
@@ -90,6 +92,7 @@ const injectorEvery = 61
 // full, and wakes a sleeping worker if no worker is searching for work.
 // Only the goroutine running w's current task may call it.
 func (w *Worker) Spawn(t *Task) {
+	t.scope = w.scope
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
@@ -134,6 +137,7 @@ func (w *Worker) Departures() uint64 {
 // it adds to running work rather than starting new work. Higher layers use
 // it when they cannot prove they run on w's goroutine.
 func (w *Worker) Inject(t *Task) {
+	t.scope = w.scope
 	w.spill(t)
 	w.pool.notify()
 }
@@ -235,9 +239,11 @@ func (w *Worker) WaitFor(e Event) {
 		if e.IsSet() && n.claim() {
 			return
 		}
+		s := w.scope // other carriers run other tasks meanwhile
 		w.handOff(c)
 		c.awaitTurn()
 		w.cur = c
+		w.scope = s
 	}
 }
 
@@ -247,6 +253,15 @@ const waitSpins = 16
 // execute runs t on w, unless it is a spilled task its owner took back.
 func (w *Worker) execute(t *Task) {
 	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	if s := t.scope; s != w.scope {
+		// The task belongs to another Region than the code running it
+		// here (or to none): switch for its duration.
+		prev := w.scope
+		w.scope = s
+		w.runScoped(s, prev, t)
+		w.scope = prev
 		return
 	}
 	w.c.Executed++
