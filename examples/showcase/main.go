@@ -1,0 +1,433 @@
+// Command showcase runs fj on six workloads and prints, for each, the time
+// of the sequential code, of fj, the speedup, and what a goroutine per task
+// costs where that comparison means something.
+//
+//	go run ./examples/showcase [-workers N] [-small] [-stats] [-png file]
+//	                           [-trace file] [-cpuprofile file]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+	"slices"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/parallel"
+	"github.com/forkjoin/fj/pool"
+	"github.com/forkjoin/fj/taskblock"
+)
+
+var (
+	workers    = flag.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
+	small      = flag.Bool("small", false, "small sizes (a quick check, not a measurement)")
+	showStats  = flag.Bool("stats", false, "print the pool's counters after each workload")
+	pngPath    = flag.String("png", filepath.Join(os.TempDir(), "fj-mandelbrot.png"), "where to write the Mandelbrot image")
+	tracePath  = flag.String("trace", "", "write a runtime/trace execution trace to this file")
+	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile to this file")
+)
+
+// size picks the full or the -small size.
+func size(full, little int) int {
+	if *small {
+		return little
+	}
+	return full
+}
+
+// result is one row of the table.
+type result struct {
+	name      string
+	seq, fj   time.Duration
+	goroutine time.Duration // 0: not measured
+}
+
+// timed runs f and returns how long it took, printing a progress line
+// while it runs longer than a second.
+func timed(label string, f func()) time.Duration {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	start := time.Now()
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprintf(os.Stderr, "\r%60s\r", "")
+				}
+				return
+			case <-tick.C:
+				shown = true
+				fmt.Fprintf(os.Stderr, "\r  %s ... %ds", label, int(time.Since(start).Seconds()))
+			}
+		}
+	}()
+	f()
+	d := time.Since(start)
+	close(done)
+	wg.Wait()
+	return d
+}
+
+func main() {
+	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		check(err)
+		check(trace.Start(f))
+		defer trace.Stop()
+	}
+
+	p := pool.New(pool.WithWorkers(*workers), pool.WithName("showcase"))
+	defer p.Close()
+	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %s/%s, %s\n\n",
+		p.Workers(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+
+	var results []result
+	for _, w := range []func(*pool.Pool) result{fibFine, fibCut, quicksortJoin, sortInts, reduceSum, mandelbrot, treeWalk} {
+		before := p.Stats()
+		r := w(p)
+		results = append(results, r)
+		if *showStats {
+			fmt.Printf("%s:\n%s\n", r.name, p.Stats().Sub(before))
+		}
+	}
+
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\t")
+	for _, r := range results {
+		gor, vs := "-", "-"
+		if r.goroutine > 0 {
+			gor = round(r.goroutine).String()
+			vs = fmt.Sprintf("%.1fx faster", r.goroutine.Seconds()/r.fj.Seconds())
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2fx\t%s\t%s\t\n", r.name, round(r.seq), round(r.fj),
+			r.seq.Seconds()/r.fj.Seconds(), gor, vs)
+	}
+	tw.Flush()
+	fmt.Printf("\nMandelbrot image: %s\n", *pngPath)
+	fmt.Println("speedup = sequential / fj; it cannot exceed the number of cores, and fine-grained")
+	fmt.Println("forks (fib at every level) cost more than the work they split: that row is about")
+	fmt.Println("what a fork costs compared with a goroutine, not about speed.")
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func must(ok bool, what string) {
+	if !ok {
+		panic("wrong result: " + what)
+	}
+}
+
+// --- fib ---
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+func fibFJ(w *pool.Worker, n, cut int) int {
+	if n < cut {
+		return fibSeq(n)
+	}
+	if n < 2 {
+		return n
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return fibFJ(w, n-1, cut) },
+		func(w *pool.Worker) int { return fibFJ(w, n-2, cut) })
+	return a + b
+}
+
+func fibGo(n int) int {
+	if n < 2 {
+		return n
+	}
+	var wg sync.WaitGroup
+	var b int
+	wg.Add(1)
+	go func() { defer wg.Done(); b = fibGo(n - 2) }()
+	a := fibGo(n - 1)
+	wg.Wait()
+	return a + b
+}
+
+func fibFine(p *pool.Pool) result {
+	n := size(27, 16)
+	want := fibSeq(n)
+	r := result{name: fmt.Sprintf("fib(%d), a fork at every level", n)}
+	r.seq = timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") })
+	r.fj = timed(r.name+", fj", func() {
+		must(forkjoin.Invoke(p, func(w *pool.Worker) int { return fibFJ(w, n, 0) }) == want, "fib fj")
+	})
+	r.goroutine = timed(r.name+", goroutines", func() { must(fibGo(n) == want, "fib goroutines") })
+	return r
+}
+
+func fibCut(p *pool.Pool) result {
+	n, cut := size(36, 24), size(20, 12)
+	want := fibSeq(n)
+	r := result{name: fmt.Sprintf("fib(%d), sequential below %d", n, cut)}
+	r.seq = timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") })
+	r.fj = timed(r.name+", fj", func() {
+		must(forkjoin.Invoke(p, func(w *pool.Worker) int { return fibFJ(w, n, cut) }) == want, "fib fj")
+	})
+	return r
+}
+
+// --- quicksort written with Join ---
+
+func randomInts(n int) []int {
+	s := make([]int, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range s {
+		s[i] = r.Int()
+	}
+	return s
+}
+
+// quicksort sorts s; with w == nil it runs sequentially.
+func quicksort(w *pool.Worker, s []int, depth int) {
+	for len(s) > 4096 && depth > 0 {
+		depth--
+		m := partition(s)
+		left, right := s[:m], s[m+1:]
+		if w == nil {
+			quicksort(nil, left, depth)
+			s = right
+			continue
+		}
+		forkjoin.Join(w,
+			func(w *pool.Worker) int { quicksort(w, left, depth); return 0 },
+			func(w *pool.Worker) int { quicksort(w, right, depth); return 0 })
+		return
+	}
+	slices.Sort(s)
+}
+
+func partition(s []int) int {
+	last, mid := len(s)-1, len(s)/2
+	if s[mid] < s[0] {
+		s[mid], s[0] = s[0], s[mid]
+	}
+	if s[last] < s[0] {
+		s[last], s[0] = s[0], s[last]
+	}
+	if s[mid] < s[last] {
+		s[mid], s[last] = s[last], s[mid]
+	}
+	pivot, i := s[last], 0
+	for j := 0; j < last; j++ {
+		if s[j] < pivot {
+			s[i], s[j] = s[j], s[i]
+			i++
+		}
+	}
+	s[i], s[last] = s[last], s[i]
+	return i
+}
+
+func quicksortJoin(p *pool.Pool) result {
+	n := size(5_000_000, 100_000)
+	data := randomInts(n)
+	r := result{name: fmt.Sprintf("quicksort with Join, %dM ints", n/1_000_000)}
+	if n < 1_000_000 {
+		r.name = fmt.Sprintf("quicksort with Join, %dk ints", n/1000)
+	}
+	a, b := slices.Clone(data), slices.Clone(data)
+	r.seq = timed(r.name+", sequential", func() { quicksort(nil, a, 64) })
+	r.fj = timed(r.name+", fj", func() {
+		forkjoin.Invoke(p, func(w *pool.Worker) int { quicksort(w, b, 64); return 0 })
+	})
+	must(slices.IsSorted(a) && slices.Equal(a, b), "quicksort")
+	return r
+}
+
+// --- parallel.Sort ---
+
+func sortInts(p *pool.Pool) result {
+	n := size(10_000_000, 100_000)
+	data := randomInts(n)
+	r := result{name: fmt.Sprintf("parallel.Sort vs slices.Sort, %dM ints", n/1_000_000)}
+	if n < 1_000_000 {
+		r.name = fmt.Sprintf("parallel.Sort vs slices.Sort, %dk ints", n/1000)
+	}
+	a, b := slices.Clone(data), slices.Clone(data)
+	r.seq = timed(r.name+", slices.Sort", func() { slices.Sort(a) })
+	r.fj = timed(r.name+", parallel.Sort", func() { parallel.Sort(p, b) })
+	must(slices.Equal(a, b), "sort")
+	return r
+}
+
+// --- parallel.Reduce ---
+
+func reduceSum(p *pool.Pool) result {
+	n := size(50_000_000, 200_000)
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i % 1000)
+	}
+	r := result{name: fmt.Sprintf("parallel.Reduce, sum of %dM float64", n/1_000_000)}
+	if n < 1_000_000 {
+		r.name = fmt.Sprintf("parallel.Reduce, sum of %dk float64", n/1000)
+	}
+	var seqSum, fjSum float64
+	r.seq = timed(r.name+", loop", func() {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		seqSum = s
+	})
+	r.fj = timed(r.name+", fj", func() {
+		fjSum = parallel.Reduce(p, 0, n, 0.0, func(_ *pool.Worker, lo, hi int) float64 {
+			s := 0.0
+			for _, x := range xs[lo:hi] {
+				s += x
+			}
+			return s
+		}, func(a, b float64) float64 { return a + b })
+	})
+	must(seqSum == fjSum, "sum") // exact here: every partial sum is an integer below 2^53
+	return r
+}
+
+// --- Mandelbrot with parallel.For ---
+
+func mandelRow(img *image.Gray, y, size, maxIter int) {
+	ci := float64(y)/float64(size)*2.4 - 1.2
+	for x := 0; x < size; x++ {
+		cr := float64(x)/float64(size)*3.2 - 2.2
+		zr, zi := 0.0, 0.0
+		i := 0
+		for ; i < maxIter && zr*zr+zi*zi <= 4; i++ {
+			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		}
+		shade := uint8(0)
+		if i < maxIter {
+			shade = uint8(255 - 255*i/maxIter)
+		}
+		img.SetGray(x, y, color.Gray{Y: shade})
+	}
+}
+
+func mandelbrot(p *pool.Pool) result {
+	sz, maxIter := size(1024, 128), 500
+	r := result{name: fmt.Sprintf("Mandelbrot %dx%d, parallel.For over rows", sz, sz)}
+	a := image.NewGray(image.Rect(0, 0, sz, sz))
+	b := image.NewGray(image.Rect(0, 0, sz, sz))
+	r.seq = timed(r.name+", loop", func() {
+		for y := 0; y < sz; y++ {
+			mandelRow(a, y, sz, maxIter)
+		}
+	})
+	r.fj = timed(r.name+", fj", func() {
+		parallel.For(p, 0, sz, func(_ *pool.Worker, y int) { mandelRow(b, y, sz, maxIter) })
+	})
+	must(slices.Equal(a.Pix, b.Pix), "mandelbrot")
+	f, err := os.Create(*pngPath)
+	check(err)
+	check(png.Encode(f, b))
+	check(f.Close())
+	return r
+}
+
+// --- the N4411 tree walk with task blocks ---
+
+type node struct {
+	value       int
+	left, right *node
+}
+
+func build(depth int) *node {
+	if depth == 0 {
+		return nil
+	}
+	return &node{value: depth, left: build(depth - 1), right: build(depth - 1)}
+}
+
+func sumSeq(n *node) int {
+	if n == nil {
+		return 0
+	}
+	return n.value + sumSeq(n.left) + sumSeq(n.right)
+}
+
+func sumBlocks(w *pool.Worker, n *node, height, cut int) int {
+	if height <= cut {
+		return sumSeq(n)
+	}
+	var left, right int
+	taskblock.Define(w, func(b *taskblock.Block) {
+		b.Run(func(w *pool.Worker) { left = sumBlocks(w, n.left, height-1, cut) })
+		b.Run(func(w *pool.Worker) { right = sumBlocks(w, n.right, height-1, cut) })
+	})
+	return n.value + left + right
+}
+
+func sumGo(n *node, height, cut int) int {
+	if height <= cut {
+		return sumSeq(n)
+	}
+	var left, right int
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); left = sumGo(n.left, height-1, cut) }()
+	go func() { defer wg.Done(); right = sumGo(n.right, height-1, cut) }()
+	wg.Wait()
+	return n.value + left + right
+}
+
+func treeWalk(p *pool.Pool) result {
+	depth, cut := size(22, 12), size(10, 4)
+	tree := build(depth)
+	want := sumSeq(tree)
+	r := result{name: fmt.Sprintf("tree walk, depth %d, blocks above height %d", depth, cut)}
+	r.seq = timed(r.name+", sequential", func() { must(sumSeq(tree) == want, "tree") })
+	r.fj = timed(r.name+", fj", func() {
+		var got int
+		taskblock.Define(p, func(b *taskblock.Block) { got = sumBlocks(b.Worker(), tree, depth, cut) })
+		must(got == want, "tree fj")
+	})
+	r.goroutine = timed(r.name+", goroutines", func() { must(sumGo(tree, depth, cut) == want, "tree goroutines") })
+	return r
+}
