@@ -137,7 +137,7 @@ func BenchmarkForTrivial10M(b *testing.B) {
 		}
 	})
 	for _, workers := range []int{2} {
-		b.Run(fmt.Sprintf("impl=fj-for/workers=%d", workers), func(b *testing.B) {
+		b.Run(fmt.Sprintf("impl=fj-for-%dw", workers), func(b *testing.B) {
 			p := pool.New(pool.WithWorkers(workers))
 			defer p.Close()
 			b.ReportAllocs()

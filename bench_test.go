@@ -90,10 +90,10 @@ func BenchmarkFib27(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(joins(fibN)), "ns/join")
 	})
-	b.Run("impl=join/workers=1", func(b *testing.B) { benchPool(b, 1, fibJoin, fibN) })
-	b.Run("impl=join/workers=2", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN) })
-	b.Run("impl=fork/workers=1", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
-	b.Run("impl=fork/workers=2", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
+	b.Run("impl=fj-join-1w", func(b *testing.B) { benchPool(b, 1, fibJoin, fibN) })
+	b.Run("impl=fj-join-2w", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN) })
+	b.Run("impl=fj-fork-1w", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
+	b.Run("impl=fj-fork-2w", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
 }
 
 // fibCut forks only above cut and runs sequential code below it: the usual
@@ -121,7 +121,7 @@ func BenchmarkFib35Cut20(b *testing.B) {
 		}
 	})
 	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("impl=join/workers=%d", workers), func(b *testing.B) {
+		b.Run(fmt.Sprintf("impl=fj-%dw", workers), func(b *testing.B) {
 			p := pool.New(pool.WithWorkers(workers))
 			defer p.Close()
 			b.ReportAllocs()
