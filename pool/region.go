@@ -52,6 +52,20 @@ func Region(r Runner, name string, f func(w *Worker)) {
 	})
 }
 
+// Scope identifies the Region a task belongs to, for code that hands tasks
+// to Worker.Inject: take it with Worker.Scope where the work is created, on
+// the worker, and give it to the task with Task.SetScope. The zero Scope
+// is no Region.
+type Scope struct{ s *scope }
+
+// Scope returns the Region of the task w is running. Only the goroutine
+// running w's current task may call it.
+func (w *Worker) Scope() Scope { return Scope{w.scope} }
+
+// SetScope makes t run in the Region s identifies. Spawn overrides it with
+// the Region of the code that spawns; it is for tasks given to Inject.
+func (t *Task) SetScope(s Scope) { t.scope = s.s }
+
 // labelsFor returns the profiler labels of w's goroutines while they run a
 // task of s; for a nil scope, the worker's own. Only w may call it.
 func (s *scope) labelsFor(w *Worker) context.Context {

@@ -135,9 +135,12 @@ func (w *Worker) Departures() uint64 {
 // goroutine, as long as w's current task (which owns the work) has not
 // returned; unlike Pool.Submit it works while the pool is closing, because
 // it adds to running work rather than starting new work. Higher layers use
-// it when they cannot prove they run on w's goroutine.
+// it when they cannot prove they run on w's goroutine. Unlike Spawn, it
+// does not give t the Region of the code calling it: set it with
+// Task.SetScope beforehand.
 func (w *Worker) Inject(t *Task) {
-	t.scope = w.scope
+	// No w.scope here: it belongs to w's holder, and the caller may be
+	// another goroutine. The caller sets the task's Region (SetScope).
 	w.spill(t)
 	w.pool.notify()
 }

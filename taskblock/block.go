@@ -34,6 +34,8 @@ type Block struct {
 	// goes through the pool's injector, which is safe from anywhere.
 	departures uint64
 
+	scope pool.Scope // the Region the block was defined in, for injected tasks
+
 	canceled atomic.Bool // a task or the body panicked or failed
 	finished atomic.Bool // Define has returned
 	errMode  bool        // created by DefineErr: Go is allowed
@@ -94,6 +96,7 @@ func (b *Block) schedule(f func(*pool.Worker), fe func(*pool.Worker) error, op s
 	if b.w.Departures() != b.departures {
 		t := &task{b: b, f: f, fe: fe}
 		t.Task.Init(t)
+		t.Task.SetScope(b.scope)
 		b.w.Inject(&t.Task)
 		return
 	}

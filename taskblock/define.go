@@ -71,7 +71,7 @@ func on(r pool.Runner, f func(w *pool.Worker)) {
 // define runs the body (exactly one of body and bodyErr is set) on w and
 // waits for the block's tasks.
 func define(w *pool.Worker, body func(*Block), bodyErr func(*Block) error) *Block {
-	b := &Block{w: w, errMode: bodyErr != nil, departures: w.Departures()}
+	b := &Block{w: w, errMode: bodyErr != nil, departures: w.Departures(), scope: w.Scope()}
 	returned := false
 	defer func() {
 		if !returned {
