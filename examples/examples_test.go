@@ -29,7 +29,10 @@ func TestExamplesBuildAndRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every example")
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
 	bin := t.TempDir()
 	build := exec.Command(goTool, "build", "-o", bin+string(os.PathSeparator), "./...")
 	if out, err := build.CombinedOutput(); err != nil {
