@@ -59,32 +59,13 @@ func fibInvoke(w *pool.Worker, n int) int {
 	return a + b
 }
 
-// catch runs f and returns what it panicked with (nil if it returned).
-func catch(f func()) (r any) {
-	defer func() { r = recover() }()
-	f()
-	return nil
-}
-
-// panicMessage returns the text of a string or error panic value, or "".
-func panicMessage(r any) string {
-	switch v := r.(type) {
-	case string:
-		return v
-	case error:
-		return v.Error()
-	}
-	return ""
-}
-
-// small returns n, or a smaller size under the race detector or -short.
-func small(n, race int) int {
-	if fjtest.RaceEnabled || testing.Short() {
-		return race
-	}
-	return n
-}
-
 // poolSizes are the worker counts most tests run on: 8 is more than this
 // machine's cores.
 var poolSizes = []int{1, 2, 3, 8}
+
+// Shared with the other packages' tests.
+var (
+	catch        = fjtest.Catch
+	panicMessage = fjtest.PanicMessage
+	small        = fjtest.Small
+)

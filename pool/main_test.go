@@ -79,29 +79,9 @@ func fibIDs(w *pool.Worker, n int, seen []atomic.Bool) int {
 	return a + b
 }
 
-// catch runs f and returns what it panicked with (nil if it returned).
-func catch(f func()) (r any) {
-	defer func() { r = recover() }()
-	f()
-	return nil
-}
-
-// panicMessage returns the string a catch result holds, or "" if it holds
-// something else.
-func panicMessage(r any) string {
-	switch v := r.(type) {
-	case string:
-		return v
-	case error:
-		return v.Error()
-	}
-	return ""
-}
-
-// small returns n, or a smaller size under the race detector or -short.
-func small(n, race int) int {
-	if fjtest.RaceEnabled || testing.Short() {
-		return race
-	}
-	return n
-}
+// Shared with the other packages' tests.
+var (
+	catch        = fjtest.Catch
+	panicMessage = fjtest.PanicMessage
+	small        = fjtest.Small
+)

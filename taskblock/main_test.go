@@ -20,32 +20,6 @@ func TestMain(m *testing.M) {
 // machine's cores.
 var workerCounts = []int{1, 2, 4}
 
-// catch runs f and returns what it panicked with (nil if it returned).
-func catch(f func()) (r any) {
-	defer func() { r = recover() }()
-	f()
-	return nil
-}
-
-// panicMessage returns the text of a string or error panic value, or "".
-func panicMessage(r any) string {
-	switch v := r.(type) {
-	case string:
-		return v
-	case error:
-		return v.Error()
-	}
-	return ""
-}
-
-// small returns n, or a smaller size under the race detector or -short.
-func small(n, race int) int {
-	if fjtest.RaceEnabled || testing.Short() {
-		return race
-	}
-	return n
-}
-
 // stillWorks checks that p computes a tree walk of nested blocks correctly,
 // after whatever failure the test provoked.
 func stillWorks(t *testing.T, p *pool.Pool, where string) {
@@ -57,3 +31,10 @@ func stillWorks(t *testing.T, p *pool.Pool, where string) {
 		t.Fatalf("%s: tree walk afterwards = %d, want %d", where, got, want)
 	}
 }
+
+// Shared with the other packages' tests.
+var (
+	catch        = fjtest.Catch
+	panicMessage = fjtest.PanicMessage
+	small        = fjtest.Small
+)

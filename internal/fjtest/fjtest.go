@@ -31,3 +31,29 @@ func Deadline(t testing.TB, d time.Duration) {
 	})
 	t.Cleanup(func() { timer.Stop() })
 }
+
+// Catch runs f and returns what it panicked with, or nil if it returned.
+func Catch(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+// PanicMessage returns the text of a string or error panic value, or "".
+func PanicMessage(r any) string {
+	switch v := r.(type) {
+	case string:
+		return v
+	case error:
+		return v.Error()
+	}
+	return ""
+}
+
+// Small returns n, or the smaller size under the race detector or -short.
+func Small(n, small int) int {
+	if RaceEnabled || testing.Short() {
+		return small
+	}
+	return n
+}
