@@ -143,3 +143,29 @@ func TestRegionPanicsAndNil(t *testing.T) {
 	}()
 	pool.Region(p, "x", nil)
 }
+
+// Tasks that switch regions are counted like any other.
+func TestRegionTasksAreCounted(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(1))
+	var ran atomic.Int64
+	const n = 50
+	pool.Region(p, "counted", func(w *pool.Worker) {
+		fs := make([]*forkjoin.Future[int], n)
+		for i := range fs {
+			fs[i] = forkjoin.Fork(w, func(*pool.Worker) int { ran.Add(1); return 0 })
+		}
+		for i := range fs {
+			fs[i].Join(w) // forward order: the first join parks, and the others run as stolen-like tasks
+		}
+	})
+	p.Close()
+	// The Region's own function is one task, and all n futures ran
+	// (inline or not); Executed counts every task the worker ran.
+	if got, want := p.Stats().Total.Executed, uint64(n+1); got < want {
+		t.Errorf("Executed = %d, want at least %d", got, want)
+	}
+	if ran.Load() != n {
+		t.Errorf("%d futures ran, want %d", ran.Load(), n)
+	}
+}

@@ -9,11 +9,14 @@ import (
 	"github.com/forkjoin/fj/deque"
 )
 
-// Worker is one of a pool's worker goroutines, as seen by the task it is
-// running. Every task receives the *Worker it runs on; pass it on to fork
-// more work (forkjoin.Fork, forkjoin.Join, a nested taskblock.Define or
-// parallel call), so that the work lands on this worker's deque instead of
-// blocking it.
+// Worker is one of a pool's workers, as seen by the task it is running: a
+// deque of tasks and the goroutine that runs them. (When a task has to wait
+// for another, its goroutine parks and another one carries the worker on,
+// see carrier.md; a worker is always run by one goroutine at a time.)
+// Every task receives the *Worker it runs on; pass it on to fork more work
+// (forkjoin.Fork, forkjoin.Join, a nested taskblock.Define or parallel
+// call), so that the work lands on this worker's deque instead of blocking
+// it.
 //
 // A *Worker belongs to the task it was handed to: it must not be used from
 // another goroutine, nor after that task has returned. Its methods are not
@@ -123,9 +126,9 @@ func (w *Worker) spill(t *Task) {
 // further forks) sees the increase.
 //
 // So if it has not changed since some moment, all the work w spawned since
-// then that is running is running on w's goroutine. taskblock uses this to
-// decide, without knowing which goroutine calls it, whether a caller of
-// Block.Run may push onto the block's worker's deque.
+// then that is running is running on w, by the goroutine holding it.
+// taskblock uses this to decide, without knowing which goroutine calls it,
+// whether a caller of Block.Run may push onto the block's worker's deque.
 func (w *Worker) Departures() uint64 {
 	return uint64(w.dq.Top()) + w.spilled.Load()
 }
@@ -258,6 +261,10 @@ func (w *Worker) execute(t *Task) {
 	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
+	w.c.Executed++
+	if w.c.Executed%4096 == 0 {
+		w.publish()
+	}
 	if s := t.scope; s != w.scope {
 		// The task belongs to another Region than the code running it
 		// here (or to none): switch for its duration.
@@ -266,10 +273,6 @@ func (w *Worker) execute(t *Task) {
 		w.runScoped(s, prev, t)
 		w.scope = prev
 		return
-	}
-	w.c.Executed++
-	if w.c.Executed%4096 == 0 {
-		w.publish()
 	}
 	t.r.Run(w)
 }
