@@ -85,6 +85,15 @@ func timed(label string, f func()) time.Duration {
 	return d
 }
 
+// timedFJ times f, run on p inside a pool.Region named after the workload:
+// with -trace, go tool trace shows every workload as a task, and the
+// regions of its pieces on each worker.
+func timedFJ(p *pool.Pool, label, region string, f func(r pool.Runner)) time.Duration {
+	return timed(label, func() {
+		pool.Region(p, region, func(w *pool.Worker) { f(w) })
+	})
+}
+
 func main() {
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -196,8 +205,8 @@ func fibFine(p *pool.Pool) result {
 	want := fibSeq(n)
 	r := result{name: fmt.Sprintf("fib(%d), a fork at every level", n)}
 	r.seq = timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") })
-	r.fj = timed(r.name+", fj", func() {
-		must(forkjoin.Invoke(p, func(w *pool.Worker) int { return fibFJ(w, n, 0) }) == want, "fib fj")
+	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+		must(forkjoin.Invoke(run, func(w *pool.Worker) int { return fibFJ(w, n, 0) }) == want, "fib fj")
 	})
 	r.goroutine = timed(r.name+", goroutines", func() { must(fibGo(n) == want, "fib goroutines") })
 	return r
@@ -208,8 +217,8 @@ func fibCut(p *pool.Pool) result {
 	want := fibSeq(n)
 	r := result{name: fmt.Sprintf("fib(%d), sequential below %d", n, cut)}
 	r.seq = timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") })
-	r.fj = timed(r.name+", fj", func() {
-		must(forkjoin.Invoke(p, func(w *pool.Worker) int { return fibFJ(w, n, cut) }) == want, "fib fj")
+	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+		must(forkjoin.Invoke(run, func(w *pool.Worker) int { return fibFJ(w, n, cut) }) == want, "fib fj")
 	})
 	return r
 }
@@ -275,8 +284,8 @@ func quicksortJoin(p *pool.Pool) result {
 	}
 	a, b := slices.Clone(data), slices.Clone(data)
 	r.seq = timed(r.name+", sequential", func() { quicksort(nil, a, 64) })
-	r.fj = timed(r.name+", fj", func() {
-		forkjoin.Invoke(p, func(w *pool.Worker) int { quicksort(w, b, 64); return 0 })
+	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+		forkjoin.Invoke(run, func(w *pool.Worker) int { quicksort(w, b, 64); return 0 })
 	})
 	must(slices.IsSorted(a) && slices.Equal(a, b), "quicksort")
 	return r
@@ -293,7 +302,7 @@ func sortInts(p *pool.Pool) result {
 	}
 	a, b := slices.Clone(data), slices.Clone(data)
 	r.seq = timed(r.name+", slices.Sort", func() { slices.Sort(a) })
-	r.fj = timed(r.name+", parallel.Sort", func() { parallel.Sort(p, b) })
+	r.fj = timedFJ(p, r.name+", parallel.Sort", r.name, func(run pool.Runner) { parallel.Sort(run, b) })
 	must(slices.Equal(a, b), "sort")
 	return r
 }
@@ -318,8 +327,8 @@ func reduceSum(p *pool.Pool) result {
 		}
 		seqSum = s
 	})
-	r.fj = timed(r.name+", fj", func() {
-		fjSum = parallel.Reduce(p, 0, n, 0.0, func(_ *pool.Worker, lo, hi int) float64 {
+	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+		fjSum = parallel.Reduce(run, 0, n, 0.0, func(_ *pool.Worker, lo, hi int) float64 {
 			s := 0.0
 			for _, x := range xs[lo:hi] {
 				s += x
@@ -360,8 +369,8 @@ func mandelbrot(p *pool.Pool) result {
 			mandelRow(a, y, sz, maxIter)
 		}
 	})
-	r.fj = timed(r.name+", fj", func() {
-		parallel.For(p, 0, sz, func(_ *pool.Worker, y int) { mandelRow(b, y, sz, maxIter) })
+	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+		parallel.For(run, 0, sz, func(_ *pool.Worker, y int) { mandelRow(b, y, sz, maxIter) })
 	})
 	must(slices.Equal(a.Pix, b.Pix), "mandelbrot")
 	f, err := os.Create(*pngPath)
@@ -423,9 +432,9 @@ func treeWalk(p *pool.Pool) result {
 	want := sumSeq(tree)
 	r := result{name: fmt.Sprintf("tree walk, depth %d, blocks above height %d", depth, cut)}
 	r.seq = timed(r.name+", sequential", func() { must(sumSeq(tree) == want, "tree") })
-	r.fj = timed(r.name+", fj", func() {
+	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
 		var got int
-		taskblock.Define(p, func(b *taskblock.Block) { got = sumBlocks(b.Worker(), tree, depth, cut) })
+		taskblock.Define(run, func(b *taskblock.Block) { got = sumBlocks(b.Worker(), tree, depth, cut) })
 		must(got == want, "tree fj")
 	})
 	r.goroutine = timed(r.name+", goroutines", func() { must(sumGo(tree, depth, cut) == want, "tree goroutines") })
