@@ -9,6 +9,8 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -194,18 +196,7 @@ func TestJoinOnStolenChildWhileOutsideWorkArrives(t *testing.T) {
 	}
 }
 
-type funcTask struct {
-	pool.Task
-	f func(w *pool.Worker)
-}
-
-func (t *funcTask) Run(w *pool.Worker) { t.f(w) }
-
-func newTask(f func(w *pool.Worker)) *pool.Task {
-	t := &funcTask{f: f}
-	t.Task.Init(t)
-	return &t.Task
-}
+var newTask = schedtest.NewTask
 
 // Deadlock freedom (3): every worker waits, helping, for a latch that only a
 // task in the injector sets. A barrier puts one waiter on each worker (a
@@ -216,25 +207,25 @@ func TestAllWorkersWaitForInjectedTask(t *testing.T) {
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(50, 10); round++ {
-			var l pool.Latch
+			var l sched.Latch
 			var arrived atomic.Int64
-			var entered, finished pool.Counter
+			var entered, finished sched.Counter
 			entered.Add(int64(workers))
 			finished.Add(int64(workers))
 			var onWorker = make([]atomic.Int64, workers)
 			for i := 0; i < workers; i++ {
-				p.Submit(newTask(func(w *pool.Worker) {
+				schedtest.P(p).Submit(newTask(func(w *pool.Worker) {
 					onWorker[w.ID()].Add(1)
 					arrived.Add(1)
 					for arrived.Load() < int64(workers) {
 						runtime.Gosched()
 					}
 					entered.Done()
-					w.WaitFor(&l)
+					schedtest.W(w).WaitFor(&l)
 					finished.Done()
 				}))
 			}
-			p.Wait(&entered)
+			schedtest.P(p).Wait(&entered)
 			for i := range onWorker {
 				if n := onWorker[i].Load(); n != 1 {
 					t.Fatalf("workers=%d: worker %d runs %d waiters, want 1", workers, i, n)
@@ -257,8 +248,8 @@ func TestAllWorkersWaitForInjectedTask(t *testing.T) {
 			if l.IsSet() {
 				t.Fatal("latch set before its setter was submitted")
 			}
-			p.Submit(newTask(func(*pool.Worker) { l.Set() }))
-			p.Wait(&finished)
+			schedtest.P(p).Submit(newTask(func(*pool.Worker) { l.Set() }))
+			schedtest.P(p).Wait(&finished)
 		}
 		p.Close()
 	}

@@ -1,6 +1,9 @@
 package forkjoin
 
-import "github.com/forkjoin/fj/pool"
+import (
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/pool"
+)
 
 // Future is the pending result of a function started with Fork.
 type Future[T any] struct {
@@ -22,7 +25,7 @@ func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 	}
 	fu := &Future[T]{j: job[T]{f: f}, owner: w}
 	fu.j.Task.Init(&fu.j)
-	w.Spawn(&fu.j.Task)
+	(*sched.Worker)(w).Spawn(&fu.j.Task)
 	return fu
 }
 
@@ -36,15 +39,19 @@ func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 // Join may be called any number of times, from any task of the same pool;
 // every call returns the same result (or panics the same way).
 func (f *Future[T]) Join(w *pool.Worker) T {
+	if f == nil {
+		panic("forkjoin: Join on a nil *Future")
+	}
 	if w == nil {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
 	j := &f.j
 	if !j.done.IsSet() {
-		if w == f.owner && w.TakeBack(&j.Task) {
-			j.Run(w) // records a panic and sets done, for later joins
+		sw := (*sched.Worker)(w)
+		if w == f.owner && sw.TakeBack(&j.Task) {
+			j.Run(sw) // records a panic and sets done, for later joins
 		} else {
-			w.WaitFor(&j.done)
+			sw.WaitFor(&j.done)
 		}
 	}
 	if j.err != nil {
@@ -54,4 +61,9 @@ func (f *Future[T]) Join(w *pool.Worker) T {
 }
 
 // Done reports whether the future's task has finished, without waiting.
-func (f *Future[T]) Done() bool { return f.j.done.IsSet() }
+func (f *Future[T]) Done() bool {
+	if f == nil {
+		panic("forkjoin: Done on a nil *Future")
+	}
+	return f.j.done.IsSet()
+}

@@ -1,6 +1,9 @@
 package forkjoin
 
-import "github.com/forkjoin/fj/pool"
+import (
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/pool"
+)
 
 // Join runs fa and fb, potentially in parallel, and returns both results.
 // It must be called from a task running on w, with w.
@@ -15,23 +18,38 @@ import "github.com/forkjoin/fj/pool"
 // If fa or fb panics, Join waits until the other has finished (or drops fb
 // if it has not started yet), then panics with a *pool.PanicError carrying
 // the first panic's value and the stack where it happened.
-func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (a A, b B) {
+func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (A, B) {
 	if w == nil {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
 	if fa == nil || fb == nil {
 		panic("forkjoin: Join with a nil function")
 	}
+	a, b, pe := join((*sched.Worker)(w), fa, fb)
+	if pe != nil {
+		// A panic whose recovered value is nil (panic(nil) under
+		// GODEBUG=panicnil=1): join's deferred call stopped it, so only
+		// here, where control came back, can it be told from a Goexit.
+		panic(pe)
+	}
+	return a, b
+}
+
+// join is Join without the argument checks. It returns a non-nil nilPanic
+// only for a panic that recover reports as nil; every other panic leaves
+// through its deferred call, and a runtime.Goexit unwinds on through it.
+func join[A, B any](sw *sched.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (a A, b B, nilPanic *pool.PanicError) {
+	w := (*pool.Worker)(sw)
 	// In recursive code the job of the previous Join at this depth is
 	// waiting, finished, in the deque slot this one will use; see
 	// pool.Reuse. Then the caller's closure is the only allocation.
-	j := pool.Reuse[job[B]](w)
+	j := sched.Reuse[job[B]](sw)
 	if j == nil {
 		j = &job[B]{}
 		j.Task.Init(j)
 	}
 	j.f = fb
-	w.Spawn(&j.Task)
+	sw.Spawn(&j.Task)
 
 	pending := true // j may be queued or running somewhere
 	returned := false
@@ -44,21 +62,25 @@ func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.W
 			// fa panicked while fb is still forked. Never leave a task
 			// of ours behind: drop fb if it has not started, or wait for
 			// it if it has.
-			if w.TakeBack(&j.Task) {
+			if sw.TakeBack(&j.Task) {
 				j.f = nil // never run: drop it, and its captures
-				pool.Recycle(w, &j.Task)
+				sched.Recycle(sw, &j.Task)
 			} else {
-				w.WaitFor(&j.done)
+				sw.WaitFor(&j.done)
 			}
 		}
 		if r == nil {
-			return // runtime.Goexit is unwinding; the enclosing task reports it
+			// Either runtime.Goexit is unwinding (it goes on, and the
+			// enclosing task reports it) or a nil panic was just
+			// stopped, which Join raises again.
+			nilPanic = sched.Recovered(r)
+			return
 		}
-		panic(w.Capture(r, false))
+		panic(sched.Recovered(r))
 	}()
 
 	a = fa(w)
-	if w.TakeBack(&j.Task) {
+	if sw.TakeBack(&j.Task) {
 		// Not stolen: run it here. j.f is the caller's fb; no Run wrapper,
 		// no latch: nobody else can see this job any more.
 		// A thief that read j's slot before the Pop fails its CAS without
@@ -66,10 +88,10 @@ func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.W
 		// fb: the first fork inside fb uses this same slot and reuses j.
 		pending = false
 		j.f = nil
-		pool.Recycle(w, &j.Task)
+		sched.Recycle(sw, &j.Task)
 		b = fb(w)
 	} else {
-		w.WaitFor(&j.done)
+		sw.WaitFor(&j.done)
 		pending = false
 		if j.err != nil {
 			panic(j.err) // through the deferred function, unchanged
@@ -80,8 +102,8 @@ func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.W
 		var zero B
 		j.res = zero
 		j.done.Reset()
-		pool.Recycle(w, &j.Task)
+		sched.Recycle(sw, &j.Task)
 	}
 	returned = true
-	return a, b
+	return a, b, nil
 }

@@ -31,6 +31,8 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
@@ -160,7 +162,7 @@ func (pr *csProg) root(r any) uint64 {
 		return pr.root(x.Value)
 	case taskblock.Panics:
 		if len(x) == 1 {
-			return pr.root(x[0])
+			return pr.root(x[0].PanicError)
 		}
 	}
 	pr.bad.CompareAndSwap(nil, fmt.Sprintf("unexpected panic value %T: %v", r, r))
@@ -188,6 +190,15 @@ func (b csBlock) run(f func(w *pool.Worker)) {
 		return
 	}
 	b.b.Run(f)
+}
+
+// runFrom is run for a task of the block that runs on w.
+func (b csBlock) runFrom(w *pool.Worker, f func(w *pool.Worker)) {
+	if b.b == nil {
+		f(nil)
+		return
+	}
+	b.b.RunFrom(w, f)
 }
 
 func (b csBlock) wait() {
@@ -289,11 +300,11 @@ func (pr *csProg) body(w *pool.Worker, s *csSec, seed, h uint64, depth int, inh 
 		f2 := pr.fork(w, func(w *pool.Worker) uint64 {
 			return sub(1, inh, false)(w) + 3*pr.guard(func() uint64 { return f1.join(w) })
 		})
-		var forked pool.Latch
+		var forked sched.Latch
 		var g2 atomic.Pointer[csFut]
 		g1 := pr.fork(w, func(w *pool.Worker) uint64 {
 			if w != nil {
-				w.WaitFor(&forked)
+				schedtest.W(w).WaitFor(&forked)
 			}
 			x := sub(2, inh, false)(w)
 			return x + 7*pr.guard(func() uint64 { return g2.Load().join(w) })
@@ -336,7 +347,7 @@ func (pr *csProg) body(w *pool.Worker, s *csSec, seed, h uint64, depth int, inh 
 				for i := 0; i < k; i++ {
 					b.run(func(w *pool.Worker) {
 						if nestedRun && i%2 == 0 {
-							b.run(func(w *pool.Worker) { res[k+i] = sub(uint64(k+i), inh, false)(w) })
+							b.runFrom(w, func(w *pool.Worker) { res[k+i] = sub(uint64(k+i), inh, false)(w) })
 						}
 						res[i] = sub(uint64(i), inh, false)(w)
 					})
@@ -370,11 +381,14 @@ func (pr *csProg) body(w *pool.Worker, s *csSec, seed, h uint64, depth int, inh 
 }
 
 // csCheckStats checks what holds for a closed pool's stats whatever ran on
-// it. (checkStats's injector balance does not hold here: a task block
-// whose work left its worker injects its later tasks with Worker.Inject,
-// which counts as neither a submission nor an overflow.)
+// it, the injector balance included: only submissions and overflows go
+// through the injector (task blocks spawn onto deques, depth first).
 func csCheckStats(t *testing.T, name string, s pool.Stats, workers int) {
 	t.Helper()
+	if s.Total.InjectorPops != s.Submitted+s.Total.Overflows {
+		t.Errorf("%s: InjectorPops = %d, want Submitted + Overflows = %d + %d",
+			name, s.Total.InjectorPops, s.Submitted, s.Total.Overflows)
+	}
 	if len(s.Workers) != workers {
 		t.Fatalf("%s: %d worker entries, want %d", name, len(s.Workers), workers)
 	}
@@ -504,7 +518,7 @@ func TestCarrierStressCloseWhileParked(t *testing.T) {
 			for s := range progs {
 				pr := &progs[s]
 				pr.owners = owners
-				p.Submit(newTask(func(w *pool.Worker) {
+				schedtest.P(p).Submit(schedtest.NewTask(func(w *pool.Worker) {
 					got[s] = pr.guard(func() uint64 { return pr.eval(w, uint64(s), depth, nil, false, false) })
 				}))
 			}
@@ -561,42 +575,41 @@ func csGoroutineID() uint64 {
 	return id
 }
 
-// taskblock's fast path (Block.Run pushes onto the body's worker's deque
-// while that worker's Departures are unchanged) with carriers: the body
-// parks, and a task of the block, popped by the worker's next carrier (a
-// different goroutine), runs another task of the block. The push happens
+// taskblock's depth-first spawning with carriers: the body parks, and a
+// task of the block, popped by the worker's next carrier (a different
+// goroutine), runs another task of the block with RunFrom. The push happens
 // on the goroutine that holds the worker, which is what the deque needs:
-// the race detector stays quiet, and the worker's own deque is used.
+// the race detector (and the debug check of the holder) stays quiet, and
+// the worker's own deque is used, not the injector.
 func TestCarrierStressBlockRunFromAnotherCarrier(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(1))
 	defer p.Close()
 	var bodyG, taskG uint64
-	var dep0, dep1 uint64
 	var ranX1, ranY atomic.Bool
 	taskblock.Define(p, func(b *taskblock.Block) {
 		w := b.Worker()
 		bodyG = csGoroutineID()
-		dep0 = w.Departures()
-		var resumed pool.Latch
+		var resumed sched.Latch
 		// X1 stays below X2, so that popping X2 does not take the deque's
 		// last item (which counts as a departure).
 		b.Run(func(*pool.Worker) { ranX1.Store(true) })
 		b.Run(func(w *pool.Worker) { // X2
 			taskG = csGoroutineID()
-			b.Run(func(*pool.Worker) { ranY.Store(true) }) // Y
-			dep1 = w.Departures()
+			b.RunFrom(w, func(*pool.Worker) { ranY.Store(true) }) // Y
 			resumed.Set()
 		})
 		// Nobody but this worker can run X2, so this parks, and the
 		// worker's next carrier pops X2.
-		w.WaitFor(&resumed)
+		schedtest.W(w).WaitFor(&resumed)
 	})
 	if bodyG == taskG {
 		t.Fatalf("the task ran on the body's goroutine %d: the body did not park", bodyG)
 	}
-	if dep1 != dep0 {
-		t.Errorf("Departures changed from %d to %d: Run took the injector, not the fast path", dep0, dep1)
+	// The Define itself is the only task that went through the injector:
+	// Y went on the worker's deque from the task's carrier.
+	if st := p.Stats(); st.Total.InjectorPops != 1 || st.Total.Overflows != 0 {
+		t.Errorf("injector pops %d, overflows %d; want 1 (the Define) and 0", st.Total.InjectorPops, st.Total.Overflows)
 	}
 	if !ranX1.Load() || !ranY.Load() {
 		t.Errorf("ranX1=%v ranY=%v after Define, want both", ranX1.Load(), ranY.Load())

@@ -12,34 +12,37 @@
 //
 // # How work is scheduled
 //
-// A task forked by a running task (Worker.Spawn) goes to the bottom of its
-// worker's deque; the worker takes its own tasks back last-in first-out, so
-// recursive work runs depth first, hot in cache. A task submitted from a
-// goroutine that is not a worker (Pool.Run, Pool.Submit) goes to the
-// injector. A worker that runs out of local work looks at the injector and
-// then steals the oldest task from a random other worker, starting with
-// the last one it stole from successfully. After a bounded number of empty
-// rounds it yields, then sleeps; a worker that publishes work wakes one
-// sleeper if no worker is searching (see sleep.md for the protocol and why
-// no wake-up is lost).
+// A task forked by a running task goes to the bottom of its worker's
+// deque; the worker takes its own tasks back last-in first-out, so
+// recursive work runs depth first, hot in cache. Work started from a
+// goroutine that is not a worker (a call on a *Pool from main, say) goes to
+// the injector. A worker that runs out of local work looks at the injector
+// and then steals the oldest task from a random other worker, starting
+// with the last one it stole from successfully. After a bounded search it
+// sleeps; a worker that publishes work wakes a sleeper if no worker is
+// searching (internal/sched/sleep.md has the protocol and why no wake-up is
+// lost).
 //
 // # Waiting
 //
-// A task that waits for another (Worker.WaitFor, used by every join in fj)
-// first runs what it waits for itself if that is still on its worker's
-// deque, the fast path. Otherwise it parks: its goroutine blocks, and the
-// worker carries on with other work on another goroutine (a carrier), so
-// the worker never idles while there is work. When the awaited task
-// finishes, the parked task gets its worker back and resumes. No task ever
-// runs on top of a waiting one, which is what makes every acyclic graph of
-// joins deadlock-free; carrier.md explains why running other tasks on the
-// waiting goroutine (the classic helping join) is not enough.
+// A task that waits for another (every join in fj) first runs what it
+// waits for itself if that is still on its worker's deque, the fast path.
+// Otherwise it parks: its goroutine blocks, and the worker carries on with
+// other work on another goroutine, so the worker never idles while there is
+// work. When the awaited task finishes, the parked task gets its worker
+// back and resumes. No task ever runs on top of a waiting one, which is
+// what makes every acyclic graph of joins deadlock-free
+// (internal/sched/carrier.md explains why).
 //
-// # The low-level API
+// # Composing
 //
-// Task, Runnable, Latch, Counter, Event, Spawn, TakeBack, TakeBackUntil,
-// WaitFor, Inject, Departures, Reuse, Recycle, Submit, Wait and Capture are
-// the primitives the higher layers are built from.
-// They are exported for those packages and for users who build their own
-// constructs; ordinary code does not need them.
+// Every fj entry point takes a Runner: a *Pool or a *Worker. Inside a task,
+// pass the task's *Worker; that costs nothing. A call on a *Pool from
+// inside one of that pool's own tasks (a library helper that sorts with
+// pool.Default(), say) is detected and runs on the calling task's worker,
+// as if the worker had been passed, so it never deadlocks. Close from
+// inside a task of the pool panics. A *Worker used on a goroutine that is
+// not running its task corrupts nothing in builds with the race detector
+// or the fjdebug build tag, which check and panic with a message naming the
+// mistake: run your tests with -race.
 package pool

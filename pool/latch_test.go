@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 )
 
 func TestLatchSetIsSet(t *testing.T) {
-	var l pool.Latch
+	var l sched.Latch
 	if l.IsSet() {
 		t.Fatal("zero Latch is set")
 	}
@@ -37,7 +39,7 @@ func TestLatchSetIsSet(t *testing.T) {
 // waitAll starts n goroutines that each block in p.Wait(e) and, once it
 // returns, record whether e was set. It returns a function that waits for
 // all of them and reports how many saw e unset when Wait returned.
-func waitAll(p *pool.Pool, e pool.Event, n int) (started *sync.WaitGroup, finish func() int) {
+func waitAll(p *pool.Pool, e sched.Event, n int) (started *sync.WaitGroup, finish func() int) {
 	var wg, st sync.WaitGroup
 	var early atomic.Int64
 	st.Add(n)
@@ -46,7 +48,7 @@ func waitAll(p *pool.Pool, e pool.Event, n int) (started *sync.WaitGroup, finish
 		go func() {
 			defer wg.Done()
 			st.Done()
-			p.Wait(e)
+			schedtest.P(p).Wait(e)
 			if !e.IsSet() {
 				early.Add(1)
 			}
@@ -61,20 +63,20 @@ func TestLatchWakesWaiters(t *testing.T) {
 	defer p.Close()
 
 	for round := 0; round < small(50, 10); round++ {
-		var l pool.Latch
+		var l sched.Latch
 		started, finish := waitAll(p, &l, 8)
 		started.Wait()
 		// Set the latch from a task, with outside waiters (probably) parked.
-		p.Submit(newTask(func(*pool.Worker) { l.Set() }))
+		schedtest.P(p).Submit(schedtest.NewTask(func(*pool.Worker) { l.Set() }))
 		if n := finish(); n != 0 {
 			t.Fatalf("round %d: %d of 8 Wait calls returned before the latch was set", round, n)
 		}
 	}
 
 	// Waiting on a latch that is already set returns at once.
-	var l pool.Latch
+	var l sched.Latch
 	l.Set()
-	p.Wait(&l)
+	schedtest.P(p).Wait(&l)
 }
 
 // A task that waits for a latch with WaitFor is woken when another task sets
@@ -84,13 +86,13 @@ func TestLatchWaitForInTask(t *testing.T) {
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(200, 20); round++ {
-			var l pool.Latch
+			var l sched.Latch
 			var order []string
 			var mu sync.Mutex
 			log := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 			p.Run(func(w *pool.Worker) {
-				w.Spawn(newTask(func(*pool.Worker) { log("set"); l.Set() }))
-				w.WaitFor(&l)
+				schedtest.W(w).Spawn(schedtest.NewTask(func(*pool.Worker) { log("set"); l.Set() }))
+				schedtest.W(w).WaitFor(&l)
 				log("woken")
 			})
 			if len(order) != 2 || order[0] != "set" || order[1] != "woken" {
@@ -102,7 +104,7 @@ func TestLatchWaitForInTask(t *testing.T) {
 }
 
 func TestCounter(t *testing.T) {
-	var c pool.Counter
+	var c sched.Counter
 	if !c.IsSet() || c.Count() != 0 {
 		t.Fatalf("zero Counter: IsSet=%v Count=%d, want true 0", c.IsSet(), c.Count())
 	}
@@ -131,12 +133,12 @@ func TestCounter(t *testing.T) {
 }
 
 func TestCounterBelowZeroPanics(t *testing.T) {
-	var c pool.Counter
+	var c sched.Counter
 	r := catch(func() { c.Done() })
 	if msg := panicMessage(r); !strings.Contains(msg, "below zero") {
 		t.Fatalf("Done on a zero Counter: panic %#v, want a message about going below zero", r)
 	}
-	var d pool.Counter
+	var d sched.Counter
 	d.Add(1)
 	r = catch(func() { d.Add(-2) })
 	if msg := panicMessage(r); !strings.Contains(msg, "below zero") {
@@ -151,7 +153,7 @@ func TestCounterWakesWaitersAndReuse(t *testing.T) {
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
 
-	var c pool.Counter
+	var c sched.Counter
 	for round := 0; round < small(50, 10); round++ {
 		const tasks = 16
 		c.Add(tasks)
@@ -159,7 +161,7 @@ func TestCounterWakesWaitersAndReuse(t *testing.T) {
 		started, finish := waitAll(p, &c, 4)
 		started.Wait()
 		for i := 0; i < tasks; i++ {
-			p.Submit(newTask(func(*pool.Worker) { ran.Add(1); c.Done() }))
+			schedtest.P(p).Submit(schedtest.NewTask(func(*pool.Worker) { ran.Add(1); c.Done() }))
 		}
 		if n := finish(); n != 0 {
 			t.Fatalf("round %d: %d of 4 Wait calls returned before the count reached zero", round, n)
@@ -182,14 +184,14 @@ func TestCounterWaitForInTask(t *testing.T) {
 		p := pool.New(pool.WithWorkers(workers))
 		var got []int
 		p.Run(func(w *pool.Worker) {
-			var c pool.Counter
+			var c sched.Counter
 			res := make([]int, 100)
 			for round := 0; round < 3; round++ { // reuse the Counter
 				c.Add(int64(len(res)))
 				for i := range res {
-					w.Spawn(newTask(func(*pool.Worker) { res[i] += i; c.Done() }))
+					schedtest.W(w).Spawn(schedtest.NewTask(func(*pool.Worker) { res[i] += i; c.Done() }))
 				}
-				w.WaitFor(&c)
+				schedtest.W(w).WaitFor(&c)
 			}
 			got = res
 		})

@@ -26,22 +26,6 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// funcTask adapts a function to pool.Runnable for Submit and Spawn. f must
-// not panic (a panic escaping Run kills the process); tests that need panics
-// go through Pool.Run or forkjoin.
-type funcTask struct {
-	pool.Task
-	f func(w *pool.Worker)
-}
-
-func newTask(f func(w *pool.Worker)) *pool.Task {
-	t := &funcTask{f: f}
-	t.Task.Init(t)
-	return &t.Task
-}
-
-func (t *funcTask) Run(w *pool.Worker) { t.f(w) }
-
 func fibSeq(n int) int {
 	if n < 2 {
 		return n

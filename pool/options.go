@@ -2,7 +2,8 @@ package pool
 
 import (
 	"fmt"
-	"runtime"
+
+	"github.com/forkjoin/fj/internal/sched"
 )
 
 // Config is the configuration of a pool; Options modify it.
@@ -44,11 +45,13 @@ func WithName(name string) Option {
 	return func(c *Config) { c.Name = name }
 }
 
-// maxWorkers bounds the worker count: the control word packs the number of
-// searching and sleeping workers into 32 bits each, and beyond a few
-// thousand workers the victim scans would dominate anyway.
-const maxWorkers = 1 << 16
-
-func defaultConfig() Config {
-	return Config{Workers: runtime.GOMAXPROCS(0), DequeCapacity: 1024, Name: "fj"}
+func makeConfig(opts []Option) sched.Config {
+	d := sched.DefaultConfig()
+	c := Config{Workers: d.Workers, DequeCapacity: d.DequeCapacity, Name: d.Name}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return sched.Config{Workers: c.Workers, DequeCapacity: c.DequeCapacity, Name: c.Name}
 }

@@ -1,94 +1,36 @@
 package pool
 
 import (
-	"context"
-	"fmt"
-	"math/rand/v2"
-	"runtime/pprof"
-	"strconv"
 	"sync"
-	"sync/atomic"
 
-	"github.com/forkjoin/fj/deque"
+	"github.com/forkjoin/fj/internal/sched"
 )
 
 // Pool is a fixed set of worker goroutines that run tasks with work
 // stealing. Create one with New (or use Default), start work on it with the
 // forkjoin, taskblock and parallel packages, and Close it when done.
 //
-// All methods are safe for concurrent use.
-type Pool struct {
-	// ctl is the sleep protocol's control word: the number of sleeping
-	// workers in the high 32 bits, of searching workers in the low 32. It
-	// is loaded by every fork, so it sits alone on its cache line.
-	ctl atomic.Uint64
-	_   [cacheLine - 8]byte
+// All methods are safe for concurrent use. Every method panics on a nil
+// *Pool, with a message that says so.
+type Pool sched.Pool
 
-	workers      []*Worker
-	inj          injector
-	maxSearching uint32
-	spinRounds   int
-	name         string
-	isDefault    bool
-
-	// mu protects idle, each worker's idleIdx, and the sleeping half of
-	// ctl (which is also updated atomically, for lock-free readers).
-	mu   sync.Mutex
-	idle []*Worker
-
-	closed     atomic.Bool
-	inflight   atomic.Int64  // external submissions between their closed check and their push
-	active     atomic.Int64  // workers running a task from their main loop
-	submitted  atomic.Uint64 // tasks submitted from outside (Stats)
-	closeOnce  sync.Once
-	goroutines sync.WaitGroup // every carrier goroutine of every worker
-}
-
-const cacheLine = 128
+// Worker is one of a pool's workers, as seen by the task it is running.
+// Every function fj runs receives the *Worker it runs on; pass it on to fork
+// more work (forkjoin.Fork, forkjoin.Join, a nested taskblock.Define or
+// parallel call), so that the work lands on this worker's deque instead of
+// blocking it.
+//
+// A *Worker belongs to the function it was handed to: it must not be used
+// from another goroutine (one you start, or the body of a parallel loop,
+// which gets its own), nor after that function has returned. Builds with
+// the race detector or the fjdebug tag check this and panic with a message
+// that names the mistake.
+type Worker sched.Worker
 
 // New starts a pool. Without options it has runtime.GOMAXPROCS(0) workers,
-// each with a deque of 1024 tasks.
+// each with a deque of 1024 tasks. Close it when done.
 func New(opts ...Option) *Pool {
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if cfg.Workers < 1 || cfg.Workers > maxWorkers {
-		panic(fmt.Sprintf("pool: %d workers: need 1 to %d", cfg.Workers, maxWorkers))
-	}
-	if cfg.DequeCapacity < 1 {
-		panic(fmt.Sprintf("pool: deque capacity %d: must be at least 1", cfg.DequeCapacity))
-	}
-	n := cfg.Workers
-	p := &Pool{
-		workers:      make([]*Worker, n),
-		maxSearching: uint32(max(1, n/2)),
-		// About two passes over every queue (the injector and the n-1
-		// other deques) per round of searching before yielding: enough to
-		// catch work that is about to appear, short enough that an idle
-		// worker gets off the CPU within microseconds.
-		spinRounds: 2 * (n + 1),
-		name:       cfg.Name,
-		idle:       make([]*Worker, 0, n),
-	}
-	p.inj.init(min(n, 16))
-	for i := range p.workers {
-		p.workers[i] = &Worker{
-			pool:       p,
-			id:         i,
-			dq:         deque.New[Task](cfg.DequeCapacity),
-			wake:       make(chan struct{}, 1),
-			rng:        rand.Uint64() | 1,
-			lastVictim: -1,
-			idleIdx:    -1,
-			labels:     pprof.WithLabels(context.Background(), pprof.Labels("fj.pool", cfg.Name, "fj.worker", strconv.Itoa(i))),
-			regionName: cfg.Name + " worker " + strconv.Itoa(i),
-		}
-	}
-	for _, w := range p.workers {
-		p.startCarrier(w.newCarrier(), true)
-	}
-	return p
+	return (*Pool)(sched.New(makeConfig(opts)))
 }
 
 var (
@@ -98,131 +40,107 @@ var (
 
 // Default returns the process-wide pool, creating it on first use with
 // runtime.GOMAXPROCS(0) workers. It lives as long as the process; Close
-// panics on it.
+// panics on it. Library code that wants parallelism without asking its
+// callers for a pool can use it: called from inside a task of the Default
+// pool, any call on it runs on the caller's worker (see Run).
 func Default() *Pool {
 	defaultOnce.Do(func() {
 		defaultPool = New(WithName("fj-default"))
-		defaultPool.isDefault = true
 	})
 	return defaultPool
 }
 
+func (p *Pool) sched() *sched.Pool { return (*sched.Pool)(p) }
+
+// check panics if p is nil, naming the method.
+func (p *Pool) check(method string) {
+	if p == nil {
+		panic("pool: " + method + " on a nil *Pool (use pool.New or pool.Default)")
+	}
+}
+
 // Workers returns the number of workers.
-func (p *Pool) Workers() int { return len(p.workers) }
+func (p *Pool) Workers() int {
+	p.check("Workers")
+	return p.sched().Workers()
+}
 
 // Name returns the pool's name (see WithName).
-func (p *Pool) Name() string { return p.name }
+func (p *Pool) Name() string {
+	p.check("Name")
+	return p.sched().Name()
+}
 
 // Pool returns p itself, so that a *Pool satisfies Runner.
-func (p *Pool) Pool() *Pool { return p }
+func (p *Pool) Pool() *Pool {
+	p.check("Pool")
+	return p
+}
 
 func (p *Pool) runner() {}
 
 // Close shuts the pool down: it lets running and queued work finish, then
 // stops every worker goroutine and returns. Calling Close again (also
-// concurrently) waits for the same shutdown and returns. Submitting work
-// from outside the pool after Close has begun panics.
+// concurrently) waits for the same shutdown and returns. Using the pool
+// from outside after Close has begun panics.
 //
-// Close must not be called from inside one of the pool's own tasks: it
-// waits for every worker to exit, including the one running the caller.
-// It panics on the pool returned by Default.
+// Close panics when called from inside one of the pool's own tasks (it
+// would wait for the worker running the caller to exit, forever), and on
+// the pool returned by Default.
 func (p *Pool) Close() {
-	if p.isDefault {
+	p.check("Close")
+	if p == defaultPool {
 		panic("pool: Close of the Default pool (it lives as long as the process)")
 	}
-	p.closeOnce.Do(func() {
-		p.closed.Store(true)
-		// Wake every sleeper, so that idle workers can exit once no
-		// work is running or queued (see sleep.md, Shutdown).
-		p.wakeAll()
-		p.goroutines.Wait()
-	})
+	p.sched().Close()
 }
 
 // Closed reports whether Close has been called.
-func (p *Pool) Closed() bool { return p.closed.Load() }
+func (p *Pool) Closed() bool {
+	p.check("Closed")
+	return p.sched().Closed()
+}
 
-// Run calls f on one of p's workers and blocks the calling goroutine until
-// f has returned. A panic in f is re-raised in the caller as a
-// *PanicError. Run panics if the pool is closed.
+// Run calls f on one of p's workers and returns once f has returned. A
+// panic in f is re-raised in the caller as a *PanicError. Run panics if the
+// pool is closed.
 //
-// Run is for code outside the pool. Inside a task, use the task's *Worker
-// instead (Worker.Run, or pass the worker as the Runner): a task that
-// blocks in Pool.Run occupies its worker, and if every worker does so,
-// nobody is left to run the submitted work.
+// From a goroutine outside the pool, Run queues f and blocks until it is
+// done. From inside a task of p (directly, or through a library that uses
+// p), it runs f on the calling task's worker, exactly as if that worker had
+// been passed: the caller is never blocked, so nothing can deadlock. Finding
+// that out costs a microsecond or two per call (more from a deep stack),
+// which is why code that has its *Worker at hand should pass it instead.
 //
 // A task of one pool may use another pool this way: it blocks its worker
 // until the other pool's work is done. That work must not need the first
 // pool back while all of the first pool's workers are blocked so: a cycle
 // between pools can deadlock where a cycle of tasks within one pool cannot.
 func (p *Pool) Run(f func(w *Worker)) {
-	if p == nil {
-		panic("pool: Run on a nil *Pool")
+	p.check("Run")
+	if f == nil {
+		panic("pool: Run with a nil function")
+	}
+	p.sched().Run(func(w *sched.Worker) { f((*Worker)(w)) })
+}
+
+// ID returns the worker's index, 0 to Workers()-1.
+func (w *Worker) ID() int { return (*sched.Worker)(w).ID() }
+
+// Pool returns the pool w belongs to.
+func (w *Worker) Pool() *Pool { return (*Pool)((*sched.Worker)(w).Pool()) }
+
+func (w *Worker) runner() {}
+
+// Run calls f(w) on the calling goroutine, which must be the one running
+// w's current task. A panic in f is re-raised as a *PanicError, as it
+// would be had f run on another worker.
+func (w *Worker) Run(f func(w *Worker)) {
+	if w == nil {
+		panic("pool: Run on a nil *Worker")
 	}
 	if f == nil {
 		panic("pool: Run with a nil function")
 	}
-	j := &externalJob{f: f}
-	j.Task.Init(j)
-	p.Submit(&j.Task)
-	p.Wait(&j.done)
-	if j.err != nil {
-		panic(j.err)
-	}
-}
-
-type externalJob struct {
-	Task
-	f    func(w *Worker)
-	done Latch
-	err  *PanicError
-}
-
-func (j *externalJob) Run(w *Worker) {
-	returned := false
-	defer func() {
-		j.err = w.Capture(recover(), returned)
-		j.done.Set()
-	}()
-	j.f(w)
-	j.f = nil
-	returned = true
-}
-
-// Submit queues t on the pool's injector, from any goroutine, and wakes a
-// worker if none is looking for work. It panics if the pool is closed.
-// Code running on a worker should use Worker.Spawn instead.
-func (p *Pool) Submit(t *Task) {
-	// inflight and closed form a handshake with shutdown: a worker exits
-	// only after it has seen closed, then inflight == 0, then no queued
-	// work. All three are sequentially consistent, so a submission that
-	// saw closed == false is either still counted in inflight or already
-	// visible in the injector when an exiting worker looks.
-	p.inflight.Add(1)
-	if p.closed.Load() {
-		p.inflight.Add(-1)
-		panic("pool: use of a closed pool")
-	}
-	p.inj.push(rand.Uint32(), t)
-	p.inflight.Add(-1)
-	p.submitted.Add(1)
-	p.notify()
-}
-
-// Wait blocks the calling goroutine until e is set. It is
-// for goroutines that are not workers of p; a worker should use
-// Worker.WaitFor, which runs other tasks meanwhile.
-func (p *Pool) Wait(e Event) {
-	if e.IsSet() {
-		return
-	}
-	ch := make(chan struct{}, 1)
-	for !e.IsSet() {
-		// Register, re-check, park: the event's setter either sees our
-		// node or we see it set (see Latch and Counter).
-		if !e.addWaiter(&waiter{wake: ch}) || e.IsSet() {
-			return
-		}
-		<-ch
-	}
+	(*sched.Worker)(w).Run(func(sw *sched.Worker) { f((*Worker)(sw)) })
 }

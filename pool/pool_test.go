@@ -16,6 +16,8 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -146,7 +148,7 @@ func TestUseAfterClosePanics(t *testing.T) {
 	if msg := panicMessage(r); !strings.Contains(msg, "closed") {
 		t.Errorf("Run after Close: panic %#v, want a message containing \"closed\"", r)
 	}
-	r = catch(func() { p.Submit(newTask(func(*pool.Worker) { ran = true })) })
+	r = catch(func() { schedtest.P(p).Submit(schedtest.NewTask(func(*pool.Worker) { ran = true })) })
 	if msg := panicMessage(r); !strings.Contains(msg, "closed") {
 		t.Errorf("Submit after Close: panic %#v, want a message containing \"closed\"", r)
 	}
@@ -218,8 +220,8 @@ func TestCloseFinishesQueuedWork(t *testing.T) {
 		n := small(15, 10)
 		want := fibSeq(n)
 
-		var release pool.Latch // set once Close has begun
-		var started pool.Counter
+		var release sched.Latch // set once Close has begun
+		var started sched.Counter
 		var ran, bad atomic.Int64
 		started.Add(runners)
 
@@ -234,7 +236,7 @@ func TestCloseFinishesQueuedWork(t *testing.T) {
 				runPanics[i] = catch(func() {
 					p.Run(func(w *pool.Worker) {
 						started.Done()
-						w.WaitFor(&release)
+						schedtest.W(w).WaitFor(&release)
 						if fibJoin(w, n) != want {
 							bad.Add(1)
 						}
@@ -243,13 +245,13 @@ func TestCloseFinishesQueuedWork(t *testing.T) {
 				})
 			}()
 		}
-		p.Wait(&started) // every Run has been submitted and started
+		schedtest.P(p).Wait(&started) // every Run has been submitted and started
 
 		// Queued tasks: half wait for the release too.
 		for i := 0; i < nSubmit; i++ {
-			p.Submit(newTask(func(w *pool.Worker) {
+			schedtest.P(p).Submit(schedtest.NewTask(func(w *pool.Worker) {
 				if i%2 == 0 {
-					w.WaitFor(&release)
+					schedtest.W(w).WaitFor(&release)
 				}
 				if fibJoin(w, n) != want {
 					bad.Add(1)

@@ -3,7 +3,6 @@ package pool
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 )
 
 // Stats is a snapshot of a pool's counters, per worker and in total.
@@ -44,49 +43,21 @@ type WorkerStats struct {
 	// Wakeups counts the times it was woken from parking.
 	Wakeups uint64
 	// Parks counts the times a task on the worker had to wait for another
-	// and parked, handing the worker to another goroutine (see
-	// Worker.WaitFor). A join parks when what it joins was stolen, or when
+	// and parked, handing the worker to another goroutine (see the package
+	// documentation, "Waiting"). A join parks when what it joins was stolen, or when
 	// it joins out of order (other forks of its are in the way).
 	Parks uint64
-}
-
-// counters is the owner-only working copy of a worker's WorkerStats.
-type counters WorkerStats
-
-// publishedCounters is what Stats reads.
-type publishedCounters struct {
-	executed, steals, failedSteals, injectorPops, overflows, sleeps, wakeups, parks atomic.Uint64
-}
-
-// publish copies w's counters where Stats can read them. Owner only.
-func (w *Worker) publish() {
-	w.pub.executed.Store(w.c.Executed)
-	w.pub.steals.Store(w.c.Steals)
-	w.pub.failedSteals.Store(w.c.FailedSteals)
-	w.pub.injectorPops.Store(w.c.InjectorPops)
-	w.pub.overflows.Store(w.c.Overflows)
-	w.pub.sleeps.Store(w.c.Sleeps)
-	w.pub.wakeups.Store(w.c.Wakeups)
-	w.pub.parks.Store(w.c.Parks)
 }
 
 // Stats returns a snapshot of the pool's counters; see Stats for how
 // current it is.
 func (p *Pool) Stats() Stats {
-	s := Stats{Workers: make([]WorkerStats, len(p.workers)), Submitted: p.submitted.Load()}
-	for i, w := range p.workers {
-		ws := WorkerStats{
-			Executed:     w.pub.executed.Load(),
-			Steals:       w.pub.steals.Load(),
-			FailedSteals: w.pub.failedSteals.Load(),
-			InjectorPops: w.pub.injectorPops.Load(),
-			Overflows:    w.pub.overflows.Load(),
-			Sleeps:       w.pub.sleeps.Load(),
-			Wakeups:      w.pub.wakeups.Load(),
-			Parks:        w.pub.parks.Load(),
-		}
-		s.Workers[i] = ws
-		s.Total.add(ws)
+	p.check("Stats")
+	ws, submitted := p.sched().Snapshot()
+	s := Stats{Workers: make([]WorkerStats, len(ws)), Submitted: submitted}
+	for i, c := range ws {
+		s.Workers[i] = WorkerStats(c)
+		s.Total.add(s.Workers[i])
 	}
 	return s
 }

@@ -4,46 +4,51 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
 // Block is a scope of tasks, handed to the body of Define or DefineErr.
 // Every task run in it has finished when Define returns.
 //
-// A Block belongs to its body and its tasks. Run and Go may be called by
-// the body, by the tasks, and by whatever those run through fj (the
-// closures of a Join, the body of a parallel loop, a nested block), on any
-// worker. Wait may be called by the body only. Do not use a Block from a
-// goroutine you start yourself, nor from work submitted to a *pool.Pool
-// (pass the worker instead), nor after its Define returned: the block
-// cannot detect the first two, and Run, Go and Wait panic on the third.
+// The body starts tasks with Run (or Go), on its own worker. A task that
+// starts more tasks in the same block uses RunFrom (or GoFrom) with the
+// worker it runs on, so that they go on that worker's deque, depth first,
+// like forks. Wait is for the body only. Using a Block after its Define
+// returned panics; so do Run and Wait called from a task of the block once
+// the body has returned or while it waits. In builds with the race
+// detector or the fjdebug tag, a Block used from a goroutine that is not
+// running its body or one of its tasks panics too.
 type Block struct {
 	w *pool.Worker // the worker running the body
 
 	// pending counts tasks scheduled and not yet finished (skipped
 	// tasks count as finished); Define and Wait wait until it is zero.
-	pending pool.Counter
+	pending sched.Counter
 
-	// departures is w.Departures() when the body started. Go cannot tell
-	// Run which goroutine calls it, and only w's goroutine may push onto
-	// w's deque. But code of this block (the body, its tasks, what they
-	// fork) can run on another goroutine only after it left w through a
-	// steal, an overflow or an injection, and such code then sees
-	// w.Departures() changed. While it is unchanged, every caller of Run
-	// is on w's goroutine and Run forks onto w's deque; afterwards Run
-	// goes through the pool's injector, which is safe from anywhere.
-	departures uint64
+	// phase is where the body is (bodyRunning, bodyWaiting, bodyDone,
+	// finished). Only the body's goroutine writes it; tasks on any
+	// worker read it to refuse Run and Wait, which are the body's.
+	phase atomic.Int32
 
-	scope pool.Scope // the Region the block was defined in, for injected tasks
+	// bodyG is the body's goroutine id, in builds with debug checks.
+	bodyG int64
 
 	canceled atomic.Bool // a task or the body panicked or failed
-	finished atomic.Bool // Define has returned
 	errMode  bool        // created by DefineErr: Go is allowed
 
 	// failure is allocated by the first panic or error; most blocks never
 	// need it, and it would double the size of every Block.
 	failure atomic.Pointer[failure]
 }
+
+// The phases of a block, in the order they happen.
+const (
+	bodyRunning int32 = iota // the body runs and may call Run, Go and Wait
+	bodyWaiting              // the body is in Wait: what calls Run or Wait now is a task
+	bodyDone                 // the body returned; Define waits for the tasks
+	finished                 // Define has returned
+)
 
 type failure struct {
 	mu     sync.Mutex
@@ -53,74 +58,155 @@ type failure struct {
 
 // task is one function run in a block.
 type task struct {
-	pool.Task
+	sched.Task
 	b     *Block
 	f     func(w *pool.Worker)
 	fe    func(w *pool.Worker) error
-	owner *pool.Worker // the worker whose deque it was pushed on, or nil
+	owner *sched.Worker // the worker whose deque it was pushed on
 }
 
-// Run starts f(w) as a task of the block, on the worker of the caller (the
-// body's worker when called from the body), from where idle workers may
-// steal it. Once a task of the block has panicked or failed, the block is
-// canceled and Run does not start f at all.
+// Run starts f(w) as a task of the block, on the body's worker, from where
+// idle workers may steal it. Only the body may call Run: a task of the
+// block starts more tasks with RunFrom, passing its own worker. Once a
+// task of the block has panicked or failed, the block is canceled and Run
+// does not start f at all.
 func (b *Block) Run(f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: Run with a nil function")
 	}
-	b.schedule(f, nil, "Run")
+	b.fromBody("Run", "RunFrom")
+	b.schedule((*sched.Worker)(b.w), f, nil)
 }
 
-// Go starts f(w) as a task of a block created by DefineErr. The first
-// non-nil error returned by a task (or by the body) cancels the block:
-// tasks that have not started yet are skipped, Canceled reports true so
-// that running tasks can stop early, and DefineErr returns that error.
+// RunFrom starts f(w) as a task of the block from a task of the block (or
+// from the body, or from code they run through fj), forked onto w, the
+// worker the caller runs on: tasks that start tasks run depth first, like
+// forks, and keep only O(depth) of them queued per worker. Idle workers
+// steal them from there.
+//
+//	taskblock.Define(p, func(b *taskblock.Block) {
+//		var walk func(w *pool.Worker, n *Node)
+//		walk = func(w *pool.Worker, n *Node) {
+//			for _, c := range n.Children {
+//				b.RunFrom(w, func(w *pool.Worker) { walk(w, c) })
+//			}
+//			visit(n)
+//		}
+//		b.Run(func(w *pool.Worker) { walk(w, root) })
+//	})
+func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
+	if f == nil {
+		panic("taskblock: RunFrom with a nil function")
+	}
+	b.schedule(b.from(w, "RunFrom"), f, nil)
+}
+
+// Go starts f(w) as a task of a block created by DefineErr, on the body's
+// worker; only the body may call it (tasks use GoFrom). The first non-nil
+// error returned by a task (or by the body) cancels the block: tasks that
+// have not started yet are skipped, Canceled reports true so that running
+// tasks can stop early, and DefineErr returns that error.
 func (b *Block) Go(f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: Go with a nil function")
 	}
-	if !b.errMode {
-		panic("taskblock: Go on a block from Define; use DefineErr for tasks that return errors")
-	}
-	b.schedule(nil, f, "Go")
+	b.checkErrMode("Go")
+	b.fromBody("Go", "GoFrom")
+	b.schedule((*sched.Worker)(b.w), nil, f)
 }
 
-func (b *Block) schedule(f func(*pool.Worker), fe func(*pool.Worker) error, op string) {
-	if b.finished.Load() {
+// GoFrom is RunFrom for a block created by DefineErr: it starts f(w) as a
+// task of the block, forked onto w, the worker of the calling task.
+func (b *Block) GoFrom(w *pool.Worker, f func(w *pool.Worker) error) {
+	if f == nil {
+		panic("taskblock: GoFrom with a nil function")
+	}
+	b.checkErrMode("GoFrom")
+	b.schedule(b.from(w, "GoFrom"), nil, f)
+}
+
+func (b *Block) checkErrMode(op string) {
+	if !b.errMode {
+		panic("taskblock: " + op + " on a block from Define; use DefineErr for tasks that return errors")
+	}
+}
+
+// fromBody panics unless op (Run or Go) may be called now: by the body,
+// while it runs. Any other caller is a task, which must say which worker
+// it runs on (alt).
+func (b *Block) fromBody(op, alt string) {
+	switch b.phase.Load() {
+	case bodyRunning:
+	case finished:
+		panic("taskblock: " + op + " on a block whose Define has returned")
+	default:
+		panic("taskblock: " + op + " called from a task of the block (the body has returned or is waiting): " +
+			"only the body may call " + op + "; a task starts more tasks with b." + alt + "(w, f), passing the worker it runs on")
+	}
+	if sched.DebugChecks && sched.Goid() != b.bodyG {
+		panic("taskblock: " + op + " called from a goroutine that is not running the block's body: " +
+			"a task of the block starts more tasks with b." + alt + "(w, f), passing the worker it runs on; " +
+			"a goroutine you started may not use the block")
+	}
+}
+
+// from checks the worker given to RunFrom or GoFrom.
+func (b *Block) from(w *pool.Worker, op string) *sched.Worker {
+	if w == nil {
+		panic("taskblock: " + op + " with a nil *pool.Worker")
+	}
+	if b.phase.Load() == finished {
 		panic("taskblock: " + op + " on a block whose Define has returned")
 	}
+	if w.Pool() != b.w.Pool() {
+		panic("taskblock: " + op + " with a worker of another pool than the block's")
+	}
+	sw := (*sched.Worker)(w)
+	if sched.DebugChecks {
+		sw.CheckHolder("taskblock.Block." + op)
+	}
+	return sw
+}
+
+// schedule forks a task of the block onto w, whose holder is the caller.
+func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error) {
 	if b.canceled.Load() {
 		return
 	}
 	b.pending.Add(1)
-	if b.w.Departures() != b.departures {
-		t := &task{b: b, f: f, fe: fe}
-		t.Task.Init(t)
-		t.Task.SetScope(b.scope)
-		b.w.Inject(&t.Task)
-		return
-	}
-	// On w's goroutine: the task last run from this deque slot, if it
-	// ran here, is free for reuse (see task.Run and pool.Reuse).
-	t := pool.Reuse[task](b.w)
+	// The task last run from this deque slot, if it ran here, is free for
+	// reuse (see task.Run and sched.Reuse).
+	t := sched.Reuse[task](w)
 	if t == nil {
 		t = &task{}
 		t.Task.Init(t)
 	}
-	t.b, t.f, t.fe, t.owner = b, f, fe, b.w
-	b.w.Spawn(&t.Task)
+	t.b, t.f, t.fe, t.owner = b, f, fe, w
+	w.Spawn(&t.Task)
 }
 
 // Wait returns once every task run in the block so far, and every task
 // those ran, has finished. It is a join point for the body; meanwhile the
-// body's worker runs tasks instead of blocking. It must be called by the
-// body only: a task that waits for its own block would wait for itself.
-// Wait does not raise the tasks' panics; Define does, when it returns.
+// body's worker runs tasks instead of blocking. Only the body may call it:
+// a task that waits for its own block would wait for itself, so Wait
+// called from a task of the block (once the body has returned or while it
+// waits; in debug builds, always) panics. Wait does not raise the tasks'
+// panics; Define does, when it returns.
 func (b *Block) Wait() {
-	if b.finished.Load() {
+	switch b.phase.Load() {
+	case bodyRunning:
+	case finished:
 		panic("taskblock: Wait on a block whose Define has returned")
+	default:
+		panic("taskblock: Wait called from a task of its own block: the task would wait for itself; only the body may call Wait")
 	}
+	if sched.DebugChecks && sched.Goid() != b.bodyG {
+		panic("taskblock: Wait called from a goroutine that is not running the block's body " +
+			"(a task of the block would wait for itself); only the body may call Wait")
+	}
+	b.phase.Store(bodyWaiting)
 	b.wait()
+	b.phase.Store(bodyRunning)
 }
 
 // wait runs the block's tasks that are still at the bottom of the body's
@@ -128,11 +214,12 @@ func (b *Block) Wait() {
 // wait for the body), and then waits for the rest, which other workers
 // took.
 func (b *Block) wait() {
-	b.w.TakeBackUntil(&b.pending, func(r pool.Runnable) bool {
+	w := (*sched.Worker)(b.w)
+	w.TakeBackUntil(&b.pending, func(r sched.Runnable) bool {
 		t, ok := r.(*task)
 		return ok && t.b == b
 	})
-	b.w.WaitFor(&b.pending)
+	w.WaitFor(&b.pending)
 }
 
 // Worker returns the worker that runs the body. The body may pass it to
@@ -144,16 +231,16 @@ func (b *Block) Worker() *pool.Worker { return b.w }
 // poll it to stop early.
 func (b *Block) Canceled() bool { return b.canceled.Load() }
 
-// Run implements pool.Runnable.
-func (t *task) Run(w *pool.Worker) {
+// Run implements sched.Runnable.
+func (t *task) Run(sw *sched.Worker) {
 	b, f, fe := t.b, t.f, t.fe
 	// Done with t itself. If it runs on the worker that pushed it, nobody
 	// else can reach it any more (a thief that read its slot lost the
-	// race to the pop), so hand it back now: the first Run inside f uses
-	// the same deque slot and reuses t. A stolen task is left to the
+	// race to the pop), so hand it back now: the first RunFrom inside f
+	// uses the same deque slot and reuses t. A stolen task is left to the
 	// garbage collector; its free flag belongs to its owner.
-	if t.owner == w {
-		pool.Recycle(w, &t.Task) // its fields are overwritten when it is reused
+	if t.owner == sw {
+		sched.Recycle(sw, &t.Task) // its fields are overwritten when it is reused
 	} else {
 		t.b, t.f, t.fe = nil, nil, nil
 	}
@@ -162,20 +249,25 @@ func (t *task) Run(w *pool.Worker) {
 	if b.canceled.Load() {
 		return // not started: skipped
 	}
-	returned := false
+	w := (*pool.Worker)(sw)
+	var err error
+	var pe *pool.PanicError
 	defer func() {
-		if pe := w.Capture(recover(), returned); pe != nil {
-			b.fail(pe)
-		}
-	}()
-	if fe != nil {
-		if err := fe(w); err != nil {
+		// Deferred, so that it also runs while a runtime.Goexit in f
+		// unwinds past Try (which has recorded it in pe by then).
+		if pe != nil {
+			b.fail(pe, false)
+		} else if err != nil {
 			b.setErr(err)
 		}
-	} else {
-		f(w)
-	}
-	returned = true
+	}()
+	sw.Try(&pe, func() {
+		if fe != nil {
+			err = fe(w)
+		} else {
+			f(w)
+		}
+	})
 }
 
 func (b *Block) failState() *failure {
@@ -186,10 +278,10 @@ func (b *Block) failState() *failure {
 	return b.failure.Load()
 }
 
-func (b *Block) fail(pe *pool.PanicError) {
+func (b *Block) fail(pe *pool.PanicError, body bool) {
 	f := b.failState()
 	f.mu.Lock()
-	f.panics = append(f.panics, pe)
+	f.panics = append(f.panics, Panic{PanicError: pe, Body: body})
 	f.mu.Unlock()
 	b.canceled.Store(true)
 }

@@ -1,6 +1,9 @@
 package taskblock
 
-import "github.com/forkjoin/fj/pool"
+import (
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/pool"
+)
 
 // Define runs body with a new Block and returns once the body has returned
 // and every task run in the block (directly or by its tasks) has finished.
@@ -71,7 +74,10 @@ func on(r pool.Runner, f func(w *pool.Worker)) {
 // define runs the body (exactly one of body and bodyErr is set) on w and
 // waits for the block's tasks.
 func define(w *pool.Worker, body func(*Block), bodyErr func(*Block) error) *Block {
-	b := &Block{w: w, errMode: bodyErr != nil, departures: w.Departures(), scope: w.Scope()}
+	b := &Block{w: w, errMode: bodyErr != nil}
+	if sched.DebugChecks {
+		b.bodyG = sched.Goid()
+	}
 	returned := false
 	defer func() {
 		if !returned {
@@ -79,31 +85,37 @@ func define(w *pool.Worker, body func(*Block), bodyErr func(*Block) error) *Bloc
 			// body, or by a task that b.wait ran inline. It cannot be
 			// stopped and would skip the rest of define, so keep the
 			// block strict here. The enclosing task reports the Goexit.
+			b.phase.Store(bodyDone)
 			b.wait()
-			b.finished.Store(true)
+			b.phase.Store(finished)
 		}
 	}()
 	b.runBody(body, bodyErr)
+	b.phase.Store(bodyDone)
 	b.wait()
-	b.finished.Store(true)
+	b.phase.Store(finished)
 	returned = true
 	return b
 }
 
 // runBody runs the body, recording a panic (or a Goexit) as the block's.
 func (b *Block) runBody(body func(*Block), bodyErr func(*Block) error) {
-	returned := false
+	var pe *pool.PanicError
+	var err error
 	defer func() {
-		if !returned {
-			b.fail(b.w.Capture(recover(), false))
-		}
-	}()
-	if bodyErr != nil {
-		if err := bodyErr(b); err != nil {
+		// Deferred for the same reason as in task.Run: a Goexit in the
+		// body is recorded too, as the body's.
+		if pe != nil {
+			b.fail(pe, true)
+		} else if err != nil {
 			b.setErr(err)
 		}
-	} else {
-		body(b)
-	}
-	returned = true
+	}()
+	(*sched.Worker)(b.w).Try(&pe, func() {
+		if bodyErr != nil {
+			err = bodyErr(b)
+		} else {
+			body(b)
+		}
+	})
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
@@ -31,9 +33,9 @@ func TestDefineErrAllSucceed(t *testing.T) {
 			var canceled bool
 			err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
 				for i := 0; i < 100; i++ {
-					b.Go(func(*pool.Worker) error {
-						b.Go(func(*pool.Worker) error { ran.Add(1); return nil })
-						b.Run(func(*pool.Worker) { ran.Add(1) }) // Run works in DefineErr blocks too
+					b.Go(func(tw *pool.Worker) error {
+						b.GoFrom(tw, func(*pool.Worker) error { ran.Add(1); return nil })
+						b.RunFrom(tw, func(*pool.Worker) { ran.Add(1) }) // Run works in DefineErr blocks too
 						ran.Add(1)
 						return nil
 					})
@@ -151,7 +153,7 @@ func TestDefineErrCanceledStopsLongTask(t *testing.T) {
 		p := pool.New(pool.WithWorkers(workers))
 		var most int64
 		for round := 0; round < small(20, 5); round++ {
-			var longStarted pool.Latch
+			var longStarted sched.Latch
 			var steps atomic.Int64
 			var sawCancel atomic.Bool
 			err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
@@ -173,7 +175,7 @@ func TestDefineErrCanceledStopsLongTask(t *testing.T) {
 					return nil
 				})
 				b.Go(func(w *pool.Worker) error {
-					w.WaitFor(&longStarted)
+					schedtest.W(w).WaitFor(&longStarted)
 					return errFirst
 				})
 				return nil
@@ -199,25 +201,11 @@ func waitTurn(w *pool.Worker, b *taskblock.Block) {
 	if b.Canceled() {
 		return
 	}
-	var c pool.Counter
+	var c sched.Counter
 	c.Add(1)
-	w.Pool().Submit(newTask(func(*pool.Worker) { c.Done() }))
-	w.WaitFor(&c)
+	schedtest.P(w.Pool()).Submit(schedtest.NewTask(func(*pool.Worker) { c.Done() }))
+	schedtest.W(w).WaitFor(&c)
 }
-
-// funcTask adapts a function to pool.Runnable. f must not panic.
-type funcTask struct {
-	pool.Task
-	f func(w *pool.Worker)
-}
-
-func newTask(f func(w *pool.Worker)) *pool.Task {
-	t := &funcTask{f: f}
-	t.Task.Init(t)
-	return &t.Task
-}
-
-func (t *funcTask) Run(w *pool.Worker) { t.f(w) }
 
 // The body's error is returned when no task failed first; tasks still
 // running then see the block canceled, and their later errors are
@@ -229,7 +217,7 @@ func TestDefineErrBodyError(t *testing.T) {
 		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(20, 5); round++ {
 			var ran atomic.Int64
-			var running pool.Counter
+			var running sched.Counter
 			running.Add(3)
 			var sawCancel atomic.Int64
 			err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
@@ -243,7 +231,7 @@ func TestDefineErrBodyError(t *testing.T) {
 						return errLater
 					})
 				}
-				b.Worker().WaitFor(&running) // all three are running
+				schedtest.W(b.Worker()).WaitFor(&running) // all three are running
 				return errBody
 			})
 			if err != errBody {
@@ -301,17 +289,17 @@ func TestDefineErrPanicsTakePrecedence(t *testing.T) {
 			// A task fails while another, already running, is about to
 			// panic: the panic wins. The tasks wait for each other so
 			// that both have started, on any number of workers.
-			var panickerStarted, errorReturning pool.Latch
+			var panickerStarted, errorReturning sched.Latch
 			r = catch(func() {
 				_ = taskblock.DefineErr(p, func(b *taskblock.Block) error {
 					b.Go(func(w *pool.Worker) error {
-						w.WaitFor(&panickerStarted)
+						schedtest.W(w).WaitFor(&panickerStarted)
 						errorReturning.Set()
 						return errFirst
 					})
 					b.Go(func(w *pool.Worker) error {
 						panickerStarted.Set()
-						w.WaitFor(&errorReturning)
+						schedtest.W(w).WaitFor(&errorReturning)
 						panicInTask("task panics after another failed")
 						return nil
 					})
@@ -352,8 +340,8 @@ func TestGoOnDefineBlockPanics(t *testing.T) {
 	// From a task, too.
 	r = catch(func() {
 		taskblock.Define(p, func(b *taskblock.Block) {
-			b.Run(func(*pool.Worker) {
-				b.Go(func(*pool.Worker) error { ran.Store(true); return nil })
+			b.Run(func(tw *pool.Worker) {
+				b.GoFrom(tw, func(*pool.Worker) error { ran.Store(true); return nil })
 			})
 		})
 	})

@@ -3,8 +3,6 @@ package taskblock_test
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -100,9 +98,9 @@ func ExampleBlock_Wait() {
 	// sums of neighbours: [1 5 13 25]
 }
 
-// When tasks panic, Define waits for the tasks that started, then panics
-// once with Panics: every captured panic, with its value and stack. The
-// order of the panics depends on scheduling, so they are sorted here.
+// When the body or tasks panic, Define waits for the tasks that started,
+// then panics once with Panics: every captured panic, in the order they
+// happened, with its value, its stack and whether the body raised it.
 func ExamplePanics() {
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
@@ -111,32 +109,18 @@ func ExamplePanics() {
 		r := recover()
 		var ps taskblock.Panics
 		if err, ok := r.(error); ok && errors.As(err, &ps) {
-			var values []string
 			for _, pe := range ps {
-				// pe.Stack holds where the task panicked.
-				values = append(values, fmt.Sprint(pe.Value))
+				// pe.Stack holds where it panicked.
+				fmt.Printf("body=%v: %v\n", pe.Body, pe.Value)
 			}
-			slices.Sort(values)
-			fmt.Println(strings.Join(values, "\n"))
 		}
 	}()
 	taskblock.Define(p, func(b *taskblock.Block) {
-		// Three tasks that panic once all three have started, so that
-		// none is skipped (a panic cancels the tasks not started yet).
-		// They wait on a pool.Counter, which parks them without blocking
-		// their worker.
-		var started pool.Counter
-		started.Add(3)
-		for _, name := range []string{"gamma", "alpha", "beta"} {
-			b.Run(func(w *pool.Worker) {
-				started.Done()
-				w.WaitFor(&started)
-				panic("task " + name + " failed")
-			})
-		}
+		b.Run(func(w *pool.Worker) { panic("task failed") })
+		b.Wait() // the task has run (and panicked) when Wait returns
+		panic("body failed")
 	})
 	// Output:
-	// task alpha failed
-	// task beta failed
-	// task gamma failed
+	// body=false: task failed
+	// body=true: body failed
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
@@ -49,7 +51,7 @@ func asPanics(t *testing.T, where string, r any, n int) taskblock.Panics {
 		return nil
 	}
 	for i, pe := range ps {
-		if pe == nil {
+		if pe.PanicError == nil {
 			t.Errorf("%s: panic %d is nil", where, i)
 			return nil
 		}
@@ -68,7 +70,7 @@ func hasFrame(stack []byte, fn string) bool {
 
 // Several tasks panic, all of them after every one has started: Define
 // re-panics once, with all their values and stacks, after all of them have
-// finished. The tasks wait for each other on a pool.Counter, which parks
+// finished. The tasks wait for each other on a sched.Counter, which parks
 // them instead of blocking their worker, so any number of them can be
 // started at once on any number of workers (one included). In the second
 // half of each round, the body is a participant and panics too.
@@ -84,7 +86,7 @@ func TestPanicsFromSeveralTasks(t *testing.T) {
 				for i := range errs {
 					errs[i] = &taskError{i}
 				}
-				var started pool.Counter
+				var started sched.Counter
 				started.Add(n)
 				if bodyToo {
 					started.Add(1)
@@ -104,13 +106,13 @@ func TestPanicsFromSeveralTasks(t *testing.T) {
 							b.Run(func(w *pool.Worker) {
 								defer finished[i].Store(true)
 								started.Done()
-								w.WaitFor(&started) // every task (and the body) has started
+								schedtest.W(w).WaitFor(&started) // every task (and the body) has started
 								panicInTask(errs[i])
 							})
 						}
 						if bodyToo {
 							started.Done()
-							b.Worker().WaitFor(&started)
+							schedtest.W(b.Worker()).WaitFor(&started)
 							panicInBody("body")
 						}
 					})
@@ -170,7 +172,7 @@ func TestPanicsFromSeveralTasks(t *testing.T) {
 					t.Errorf("%s: errors.Is matched an error that never panicked", where)
 				}
 				msg := ps.Error()
-				if !strings.Contains(msg, fmt.Sprintf("%d tasks panicked", want)) {
+				if !strings.Contains(msg, fmt.Sprintf("%d panics:", want)) {
 					t.Errorf("%s: Error() does not give the count %d:\n%s", where, want, msg)
 				}
 				for _, e := range errs {
@@ -261,9 +263,9 @@ func TestPanicInBodyWaitsForTasks(t *testing.T) {
 		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(20, 5); round++ {
 			where := fmt.Sprintf("workers=%d round %d", workers, round)
-			var started pool.Counter
+			var started sched.Counter
 			started.Add(k)
-			var bodyPanicking pool.Latch
+			var bodyPanicking sched.Latch
 			var finished [k]atomic.Bool
 			var sums [k]int
 			var finishedAtRecover [k]bool
@@ -278,14 +280,14 @@ func TestPanicInBodyWaitsForTasks(t *testing.T) {
 					for i := 0; i < k; i++ {
 						b.Run(func(w *pool.Worker) {
 							started.Done()
-							w.WaitFor(&bodyPanicking)
+							schedtest.W(w).WaitFor(&bodyPanicking)
 							// Still running, and forking, after the
 							// body's panic.
 							sums[i] = sumBlock(w, tree)
 							finished[i].Store(true)
 						})
 					}
-					b.Worker().WaitFor(&started) // all tasks are running
+					schedtest.W(b.Worker()).WaitFor(&started) // all tasks are running
 					bodyPanicking.Set()
 					panicInBody("body after starting tasks")
 				})
@@ -300,7 +302,7 @@ func TestPanicInBodyWaitsForTasks(t *testing.T) {
 			if !hasFrame(ps[0].Stack, "panicInBody") {
 				t.Errorf("%s: the stack does not show panicInBody:\n%s", where, ps[0].Stack)
 			}
-			if msg := ps.Error(); !strings.Contains(msg, "a task panicked: body after starting tasks") {
+			if msg := ps.Error(); !strings.Contains(msg, "the body panicked: body after starting tasks") {
 				t.Errorf("%s: Error() = %q", where, msg)
 			}
 			for i := range finishedAtRecover {

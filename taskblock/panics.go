@@ -1,6 +1,7 @@
 package taskblock
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,9 +10,10 @@ import (
 
 // Panics is the value Define and DefineErr panic with when the body or
 // tasks of the block panicked: every captured panic, in the order they
-// happened, each with its value and the stack where it was raised (N4411's
-// exception_list). It is an error, and errors.As and errors.Is look into
-// each panic (and into its value, if that is an error):
+// happened, each with its value, the stack where it was raised, and whether
+// it was the body's (N4411's exception_list). It is an error, and
+// errors.As and errors.Is look into each panic (and into its value, if
+// that is an error):
 //
 //	defer func() {
 //		r := recover()
@@ -22,19 +24,41 @@ import (
 //			}
 //		}
 //	}()
-type Panics []*pool.PanicError
+type Panics []Panic
 
-// Error lists the panic values and, after them, where each was raised.
+// Panic is one panic of a block: a *pool.PanicError (Value and Stack are
+// its fields) and where it happened.
+type Panic struct {
+	*pool.PanicError
+	// Body is true for a panic (or runtime.Goexit) of the block's body,
+	// false for one of its tasks.
+	Body bool
+}
+
+// where says in words whose panic p is.
+func (p Panic) where() string {
+	switch {
+	case p.Body && errors.Is(p.PanicError, pool.ErrGoexit):
+		return "the body called runtime.Goexit"
+	case p.Body:
+		return "the body panicked"
+	case errors.Is(p.PanicError, pool.ErrGoexit):
+		return "a task called runtime.Goexit"
+	}
+	return "a task panicked"
+}
+
+// Error lists the panic values, saying for each whether the body or a task
+// raised it, and, after them, where each was raised.
 func (ps Panics) Error() string {
 	var b strings.Builder
 	if len(ps) == 1 {
-		b.WriteString("taskblock: a task panicked: ")
-		b.WriteString(ps[0].Error())
+		fmt.Fprintf(&b, "taskblock: %s: %s", ps[0].where(), ps[0].PanicError.Error())
 		return b.String()
 	}
-	fmt.Fprintf(&b, "taskblock: %d tasks panicked:", len(ps))
+	fmt.Fprintf(&b, "taskblock: %d panics:", len(ps))
 	for i, p := range ps {
-		fmt.Fprintf(&b, "\n  [%d] %v", i+1, p.Value)
+		fmt.Fprintf(&b, "\n  [%d] %s: %v", i+1, p.where(), p.Value)
 	}
 	for i, p := range ps {
 		fmt.Fprintf(&b, "\n\n[%d] %v\n%s", i+1, p.Value, p.Stack)
@@ -46,7 +70,7 @@ func (ps Panics) Error() string {
 func (ps Panics) Unwrap() []error {
 	errs := make([]error, len(ps))
 	for i, p := range ps {
-		errs[i] = p
+		errs[i] = p.PanicError
 	}
 	return errs
 }

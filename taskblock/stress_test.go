@@ -70,7 +70,7 @@ func (pr *program) eval(w *pool.Worker, scopes []scope, seed uint64, depth int) 
 		if w != s.b.Worker() {
 			pr.elsewhere.Add(1)
 		}
-		s.b.Run(func(w *pool.Worker) { s.acc.Add(mix(sub(i, inner)(w))) })
+		s.b.RunFrom(w, func(w *pool.Worker) { s.acc.Add(mix(sub(i, inner)(w))) })
 	}
 	kind := (h >> 8) % 7
 	if len(scopes) == 0 && kind >= 3 {
@@ -227,7 +227,7 @@ func TestRandomBlockPrograms(t *testing.T) {
 	}
 }
 
-// treeSize is the number of tasks runTree(b, depth, fanout, ...) runs.
+// treeSize is the number of tasks runTree(w, b, depth, fanout, ...) runs.
 func treeSize(depth, fanout int) int64 {
 	if depth == 0 {
 		return 1
@@ -260,21 +260,21 @@ func TestRunFromStolenTask(t *testing.T) {
 					taskID = w.ID()
 					started.Store(true)
 					for i := 0; i < 20; i++ {
-						runTree(b, d, f, &ran)
+						runTree(w, b, d, f, &ran)
 					}
 					forkjoin.Join(w,
-						func(*pool.Worker) int { runTree(b, d, f, &ran); return 0 },
-						func(*pool.Worker) int { runTree(b, d, f, &ran); return 0 })
+						func(w *pool.Worker) int { runTree(w, b, d, f, &ran); return 0 },
+						func(w *pool.Worker) int { runTree(w, b, d, f, &ran); return 0 })
 					taskblock.Define(w, func(nb *taskblock.Block) {
-						runTree(b, d, f, &ran)
-						nb.Run(func(*pool.Worker) { runTree(b, d, f, &ran) })
+						runTree(w, b, d, f, &ran)
+						nb.Run(func(w *pool.Worker) { runTree(w, b, d, f, &ran) })
 					})
 				})
 				for !started.Load() {
 					runtime.Gosched() // not helping: only a thief can start the task
 				}
 				for i := 0; i < 20; i++ {
-					runTree(b, d, f, &ran)
+					runTree(b.Worker(), b, d, f, &ran)
 				}
 			})
 			if taskID == bodyID {
@@ -310,18 +310,18 @@ func TestRunFromJoinClosureOnAnotherWorker(t *testing.T) {
 							for !fbStarted.Load() {
 								runtime.Gosched() // not helping: fb must be stolen
 							}
-							runTree(b, d, f, &ran)
+							runTree(w, b, d, f, &ran)
 							return 0
 						},
 						func(w *pool.Worker) int {
 							fbID = w.ID()
 							fbStarted.Store(true)
 							for i := 0; i < 20; i++ {
-								runTree(b, d, f, &ran)
+								runTree(w, b, d, f, &ran)
 							}
 							taskblock.Define(w, func(nb *taskblock.Block) {
-								nb.Run(func(*pool.Worker) { runTree(b, d, f, &ran) })
-								runTree(b, d, f, &ran)
+								nb.Run(func(w *pool.Worker) { runTree(w, b, d, f, &ran) })
+								runTree(w, b, d, f, &ran)
 							})
 							return 0
 						})
@@ -360,15 +360,15 @@ func TestRunFromNestedBlockTaskOnAnotherWorker(t *testing.T) {
 							nestedTaskID = w.ID()
 							started.Store(true)
 							for i := 0; i < 20; i++ {
-								runTree(b, d, f, &ran)
-								runTree(nb, d, f, &nestedRan)
+								runTree(w, b, d, f, &ran)
+								runTree(w, nb, d, f, &nestedRan)
 							}
 						})
 						for !started.Load() {
 							runtime.Gosched() // not helping: only a thief can start it
 						}
-						runTree(b, d, f, &ran)
-						runTree(nb, d, f, &nestedRan)
+						runTree(w, b, d, f, &ran)
+						runTree(w, nb, d, f, &nestedRan)
 					})
 					// The nested block has returned: its own tasks are done
 					// (the outer block's may still run).

@@ -43,9 +43,9 @@ func TestDefineWaitsForTasksOfTasks(t *testing.T) {
 			ran := &counts[r]
 			body := func(b *taskblock.Block) {
 				for i := 0; i < tasks; i++ {
-					b.Run(func(*pool.Worker) {
+					b.Run(func(tw *pool.Worker) {
 						for j := 0; j < children; j++ {
-							b.Run(func(*pool.Worker) {
+							b.RunFrom(tw, func(*pool.Worker) {
 								sink.Add(int64(work(200)))
 								ran.Add(1)
 							})
@@ -83,11 +83,11 @@ func TestDefineWaitsForTasksOfTasks(t *testing.T) {
 
 // runTree runs, as a task of b, a task that runs fanout more tasks, to the
 // given depth, each counting itself once its children are scheduled.
-func runTree(b *taskblock.Block, depth, fanout int, ran *atomic.Int64) {
-	b.Run(func(*pool.Worker) {
+func runTree(w *pool.Worker, b *taskblock.Block, depth, fanout int, ran *atomic.Int64) {
+	b.RunFrom(w, func(w *pool.Worker) {
 		if depth > 0 {
 			for i := 0; i < fanout; i++ {
-				runTree(b, depth-1, fanout, ran)
+				runTree(w, b, depth-1, fanout, ran)
 			}
 		}
 		sink.Add(int64(work(50)))
@@ -107,7 +107,7 @@ func TestDefineWaitsForRecursiveTasks(t *testing.T) {
 		for r := range counts {
 			taskblock.Define(p, func(b *taskblock.Block) {
 				for i := 0; i < tasks; i++ {
-					runTree(b, depth, fanout, &counts[r])
+					runTree(b.Worker(), b, depth, fanout, &counts[r])
 				}
 			})
 			if got := counts[r].Load(); got != want {
@@ -140,10 +140,10 @@ func TestWaitIsAJoinPoint(t *testing.T) {
 			taskblock.Define(p, func(b *taskblock.Block) {
 				b.Wait() // nothing run yet: returns at once
 				for i := 0; i < n; i++ {
-					b.Run(func(*pool.Worker) {
+					b.Run(func(tw *pool.Worker) {
 						first[i] = 1000 + i
 						// A task run by a task: Wait covers it too.
-						b.Run(func(*pool.Worker) { third[i] = work(100) + i })
+						b.RunFrom(tw, func(*pool.Worker) { third[i] = work(100) + i })
 					})
 				}
 				b.Wait()

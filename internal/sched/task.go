@@ -1,4 +1,4 @@
-package pool
+package sched
 
 import "sync/atomic"
 
@@ -33,7 +33,7 @@ type Task struct {
 // Runnable is what a Task runs. Run is called exactly once, on the worker
 // that took the task, and must not let a panic escape: a panic that escapes
 // Run kills the process, because a worker goroutine has nobody to return
-// it to. Implementations record it (see Capture) and hand it to whoever
+// it to. Implementations record it (see Try) and hand it to whoever
 // waits for the task.
 type Runnable interface {
 	Run(w *Worker)

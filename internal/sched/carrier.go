@@ -1,4 +1,4 @@
-package pool
+package sched
 
 import (
 	"runtime/pprof"
@@ -16,14 +16,15 @@ import (
 // this, rather than running other tasks on the waiting goroutine's stack,
 // is what makes joins deadlock-free.
 type carrier struct {
-	w *Worker
+	w    *Worker
+	goid int64 // the id of the carrier's goroutine, set when it starts
 	// turn receives a token when the carrier is handed the worker (or,
 	// for a spare with quit set, told to exit).
 	turn chan struct{}
 	quit bool // under w.hmu: exit instead of taking the worker
 	// goexiting is set once a task on this goroutine has called
 	// runtime.Goexit: the unwinding cannot be stopped, and later captures
-	// on the way out report the tasks it cut short (see Capture). The
+	// on the way out report the tasks it cut short (see Try). The
 	// goroutine exits afterwards, so the flag is never cleared.
 	goexiting bool
 }
@@ -56,6 +57,15 @@ func (c *carrier) run(holding bool) {
 	w := c.w
 	p := w.pool
 	defer p.goroutines.Done()
+	c.goid = goid()
+	p.carriersMu.Lock()
+	p.carriers[c.goid] = c
+	p.carriersMu.Unlock()
+	defer func() {
+		p.carriersMu.Lock()
+		delete(p.carriers, c.goid)
+		p.carriersMu.Unlock()
+	}()
 	// A goroutine inherits its creator's profiler labels, and carriers are
 	// often started from inside a task that is about to park: give this
 	// one the worker's own labels, or profiles would charge everything it
@@ -120,8 +130,16 @@ func (c *carrier) run(holding bool) {
 // that was running when it was handed over (which has parked, and restores
 // that state itself when it resumes): reset what belongs to that task.
 func (w *Worker) takeOver(c *carrier) {
-	w.cur = c
+	w.setHolder(c)
 	w.scope = nil
+}
+
+// setHolder records c as the carrier holding w. The goroutine id is kept
+// atomically, apart from the owner-only cur, for the debug check that a
+// *Worker is used by the goroutine holding it (see checkHolder).
+func (w *Worker) setHolder(c *carrier) {
+	w.cur = c
+	w.holder.Store(c.goid)
 }
 
 // awaitTurn parks c until it is handed its worker, and reports false if it

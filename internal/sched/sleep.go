@@ -1,4 +1,4 @@
-package pool
+package sched
 
 // The sleep protocol. sleep.md next to this file explains the states, the
 // protocol and why no wake-up is lost; the comments here point at its steps.

@@ -1,4 +1,4 @@
-package pool
+package sched
 
 import (
 	"context"
@@ -37,19 +37,20 @@ type Worker struct {
 	rng        uint64   // xorshift state for victim selection
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
+	debugTick  uint32   // counts forks, for the sampled debug check
 	searching  bool     // counted in the searching half of pool.ctl
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
 	c          counters
-	_          [cacheLine - 40 - 64]byte
+	_          [cacheLine - 48 - 64]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
 	idleIdx    int               // w's index in pool.idle, or -1; under pool.mu
-	spilled    atomic.Uint64     // tasks w put on the injector; see Departures
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
+	holder     atomic.Int64    // goroutine id of the holding carrier (see setHolder)
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
 }
@@ -60,30 +61,14 @@ func (w *Worker) ID() int { return w.id }
 // Pool returns the pool w belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
-func (w *Worker) runner() {}
-
 // Run calls f(w) on the calling goroutine, which must be the one running
 // w's current task. A panic in f is re-raised as a *PanicError, as it
-// would be had f run on another worker.
+// would be had f run on another worker; a runtime.Goexit in f unwinds on,
+// and the enclosing task reports it.
 func (w *Worker) Run(f func(w *Worker)) {
-	if w == nil {
-		panic("pool: Run on a nil *Worker")
+	if pe := Protect(func() { f(w) }); pe != nil {
+		panic(pe)
 	}
-	if f == nil {
-		panic("pool: Run with a nil function")
-	}
-	returned := false
-	defer func() {
-		if !returned {
-			if r := recover(); r != nil {
-				panic(w.Capture(r, false))
-			}
-			// recover() == nil without returning: runtime.Goexit is
-			// unwinding. Let it; the enclosing task reports it.
-		}
-	}()
-	f(w)
-	returned = true
 }
 
 // injectorEvery is how often (in task lookups) a worker looks at the
@@ -95,6 +80,9 @@ const injectorEvery = 61
 // full, and wakes a sleeping worker if no worker is searching for work.
 // Only the goroutine running w's current task may call it.
 func (w *Worker) Spawn(t *Task) {
+	if debugChecks {
+		w.checkHolderSampled("fork")
+	}
 	t.scope = w.scope
 	if !w.dq.Push(t) {
 		w.overflow(t)
@@ -107,45 +95,7 @@ func (w *Worker) Spawn(t *Task) {
 func (w *Worker) overflow(t *Task) {
 	w.c.Overflows++
 	t.spilled = true
-	w.spill(t)
-}
-
-// spill puts a task spawned by w on the injector.
-func (w *Worker) spill(t *Task) {
-	// Counted before the push, so that whoever runs t observes it (the
-	// injector's lock orders the two); see Departures.
-	w.spilled.Add(1)
 	w.pool.inj.push(uint32(w.id), t)
-}
-
-// Departures returns a number that grows whenever work spawned on w may
-// have started to run on another goroutine: a steal from w's deque (or a
-// pop of its last item, which looks the same), a Spawn that overflowed to
-// the injector, an Inject. Any goroutine may call it, and code running on
-// another goroutine as a result of such a departure (directly, or through
-// further forks) sees the increase.
-//
-// So if it has not changed since some moment, all the work w spawned since
-// then that is running is running on w, by the goroutine holding it.
-// taskblock uses this to decide, without knowing which goroutine calls it,
-// whether a caller of Block.Run may push onto the block's worker's deque.
-func (w *Worker) Departures() uint64 {
-	return uint64(w.dq.Top()) + w.spilled.Load()
-}
-
-// Inject queues t on the pool's injector instead of w's deque, and wakes a
-// worker if none is searching. Unlike Spawn it may be called from any
-// goroutine, as long as w's current task (which owns the work) has not
-// returned; unlike Pool.Submit it works while the pool is closing, because
-// it adds to running work rather than starting new work. Higher layers use
-// it when they cannot prove they run on w's goroutine. Unlike Spawn, it
-// does not give t the Region of the code calling it: set it with
-// Task.SetScope beforehand.
-func (w *Worker) Inject(t *Task) {
-	// No w.scope here: it belongs to w's holder, and the caller may be
-	// another goroutine. The caller sets the task's Region (SetScope).
-	w.spill(t)
-	w.pool.notify()
 }
 
 // TakeBack pops the task at the bottom of w's deque and reports whether it
@@ -227,6 +177,9 @@ func (w *Worker) TakeBackUntil(e Event, keep func(r Runnable) bool) {
 // there is work, and no task ever runs on top of a waiting one, which is
 // what makes any acyclic graph of joins deadlock-free (see carrier.md).
 func (w *Worker) WaitFor(e Event) {
+	if debugChecks {
+		w.checkHolder("join")
+	}
 	for i := 0; !e.IsSet(); i++ {
 		if i < waitSpins {
 			// Most waits at the leaves of a computation end within
@@ -248,7 +201,7 @@ func (w *Worker) WaitFor(e Event) {
 		s := w.scope // other carriers run other tasks meanwhile
 		w.handOff(c)
 		c.awaitTurn()
-		w.cur = c
+		w.setHolder(c)
 		w.scope = s
 	}
 }
@@ -387,3 +340,7 @@ func (w *Worker) random() uint64 {
 	w.rng = x
 	return x * 2685821657736338717
 }
+
+// Queued returns the number of tasks in w's deque: a snapshot, for tests
+// that bound how much work a computation keeps queued.
+func (w *Worker) Queued() int { return w.dq.Len() }

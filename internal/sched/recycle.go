@@ -1,4 +1,4 @@
-package pool
+package sched
 
 // Reuse returns a task object that Recycle handed back to w, for w's next
 // Spawn, or nil. The object is the one in the deque slot that the next

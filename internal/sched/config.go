@@ -1,0 +1,33 @@
+package sched
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Config is what New needs to start a pool; package pool fills it from its
+// options.
+type Config struct {
+	Workers       int    // number of worker goroutines
+	DequeCapacity int    // capacity of each worker's deque, rounded up to a power of two
+	Name          string // for Stats, profiler labels and traces
+}
+
+// DefaultConfig is the configuration of a pool made without options.
+func DefaultConfig() Config {
+	return Config{Workers: runtime.GOMAXPROCS(0), DequeCapacity: 1024, Name: "fj"}
+}
+
+// MaxWorkers bounds the worker count: the control word packs the number of
+// searching and sleeping workers into 32 bits each, and beyond a few
+// thousand workers the victim scans would dominate anyway.
+const MaxWorkers = 1 << 16
+
+func (c Config) check() {
+	if c.Workers < 1 || c.Workers > MaxWorkers {
+		panic(fmt.Sprintf("pool: %d workers: need 1 to %d", c.Workers, MaxWorkers))
+	}
+	if c.DequeCapacity < 1 {
+		panic(fmt.Sprintf("pool: deque capacity %d: must be at least 1", c.DequeCapacity))
+	}
+}

@@ -1,0 +1,237 @@
+package sched
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/forkjoin/fj/deque"
+)
+
+// Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
+// with a deque, a shared injector, and the sleep protocol (sleep.md).
+type Pool struct {
+	// ctl is the sleep protocol's control word: the number of sleeping
+	// workers in the high 32 bits, of searching workers in the low 32. It
+	// is loaded by every fork, so it sits alone on its cache line.
+	ctl atomic.Uint64
+	_   [cacheLine - 8]byte
+
+	workers      []*Worker
+	inj          injector
+	maxSearching uint32
+	spinRounds   int
+	name         string
+
+	// mu protects idle, each worker's idleIdx, and the sleeping half of
+	// ctl (which is also updated atomically, for lock-free readers).
+	mu   sync.Mutex
+	idle []*Worker
+
+	closed     atomic.Bool
+	inflight   atomic.Int64  // external submissions between their closed check and their push
+	active     atomic.Int64  // workers running a task from their main loop
+	submitted  atomic.Uint64 // tasks submitted from outside (Stats)
+	closeOnce  sync.Once
+	goroutines sync.WaitGroup // every carrier goroutine of every worker
+
+	// carriers maps the goroutine id of every live carrier to it, so that
+	// an entry point called on the pool can tell whether its caller is
+	// one of the pool's own tasks (see Caller). Carriers are created
+	// rarely (at start and when a park finds no spare), so a mutex does.
+	carriersMu sync.Mutex
+	carriers   map[int64]*carrier
+}
+
+const cacheLine = 128
+
+// New starts a pool configured by cfg.
+func New(cfg Config) *Pool {
+	cfg.check()
+	n := cfg.Workers
+	p := &Pool{
+		workers:      make([]*Worker, n),
+		maxSearching: uint32(max(1, n/2)),
+		// About two passes over every queue (the injector and the n-1
+		// other deques) per round of searching before yielding: enough to
+		// catch work that is about to appear, short enough that an idle
+		// worker gets off the CPU within microseconds.
+		spinRounds: 2 * (n + 1),
+		name:       cfg.Name,
+		idle:       make([]*Worker, 0, n),
+		carriers:   make(map[int64]*carrier),
+	}
+	p.inj.init(min(n, 16))
+	for i := range p.workers {
+		p.workers[i] = &Worker{
+			pool:       p,
+			id:         i,
+			dq:         deque.New[Task](cfg.DequeCapacity),
+			wake:       make(chan struct{}, 1),
+			rng:        rand.Uint64() | 1,
+			lastVictim: -1,
+			idleIdx:    -1,
+			labels:     pprof.WithLabels(context.Background(), pprof.Labels("fj.pool", cfg.Name, "fj.worker", strconv.Itoa(i))),
+			regionName: cfg.Name + " worker " + strconv.Itoa(i),
+		}
+	}
+	for _, w := range p.workers {
+		p.startCarrier(w.newCarrier(), true)
+	}
+	return p
+}
+
+// Workers returns the number of workers.
+func (p *Pool) Workers() int { return len(p.workers) }
+
+// Name returns the pool's name.
+func (p *Pool) Name() string { return p.name }
+
+// Close shuts the pool down: it lets running and queued work finish, then
+// stops every worker goroutine and returns. Calling Close again (also
+// concurrently) waits for the same shutdown and returns. It panics when
+// called from inside one of the pool's own tasks: it would wait for the
+// worker running the caller to exit.
+func (p *Pool) Close() {
+	if p.Caller() != nil {
+		panic("pool: Close called from inside a task of the same pool: it waits for every worker to exit, " +
+			"including the one running the caller, and would never return; call Close from outside the pool " +
+			"(for example with defer right after pool.New)")
+	}
+	p.closeOnce.Do(func() {
+		p.closed.Store(true)
+		// Wake every sleeper, so that idle workers can exit once no
+		// work is running or queued (see sleep.md, Shutdown).
+		p.wakeAll()
+		p.goroutines.Wait()
+	})
+}
+
+// Closed reports whether Close has been called.
+func (p *Pool) Closed() bool { return p.closed.Load() }
+
+// Caller returns the worker whose task the calling goroutine is running,
+// if it is running a task of p, and nil otherwise: a goroutine outside the
+// pool, or a task of another pool.
+//
+// Go has no goroutine-local storage, so this compares the caller's
+// goroutine id (from the header of runtime.Stack) with those of p's
+// carriers. That costs a microsecond or two plus about 0.4 µs per frame on
+// the caller's stack, which entry points on a *Pool (already
+// microsecond-scale) can afford and the fork path cannot. While no task of
+// p is in progress the answer is known without it.
+func (p *Pool) Caller() *Worker {
+	// active counts main-loop tasks in progress, parked ones included,
+	// and a task of p that calls us is one of them: it incremented active
+	// before it started, on this very goroutine, so a zero here means the
+	// caller is not inside a task of p.
+	if p.active.Load() == 0 {
+		return nil
+	}
+	g := goid()
+	p.carriersMu.Lock()
+	c := p.carriers[g]
+	p.carriersMu.Unlock()
+	if c == nil {
+		return nil
+	}
+	// A carrier goroutine that runs code holds its worker: the others are
+	// parked in awaitTurn (spares, and tasks waiting in WaitFor).
+	return c.w
+}
+
+// Run calls f on one of p's workers and returns once f has returned. A
+// panic in f is re-raised in the caller as a *PanicError. Run panics if the
+// pool is closed.
+//
+// Called from a goroutine outside the pool, Run submits f to the injector
+// and blocks until it is done. Called from inside one of p's own tasks, it
+// runs f right there, on the caller's worker, as if that worker had been
+// passed: blocking a worker of p until p runs f could deadlock.
+func (p *Pool) Run(f func(w *Worker)) {
+	if w := p.Caller(); w != nil {
+		w.Run(f)
+		return
+	}
+	j := &externalJob{f: f}
+	j.Task.Init(j)
+	p.Submit(&j.Task)
+	p.Wait(&j.done)
+	if j.err != nil {
+		panic(j.err)
+	}
+}
+
+type externalJob struct {
+	Task
+	f    func(w *Worker)
+	done Latch
+	err  *PanicError
+}
+
+func (j *externalJob) Run(w *Worker) {
+	defer j.done.Set() // last, after Try has recorded how f ended
+	w.Try(&j.err, func() { j.f(w) })
+	j.f = nil
+}
+
+// Submit queues t on the pool's injector, from any goroutine, and wakes a
+// worker if none is looking for work. It panics if the pool is closed.
+// Code running on a worker should use Worker.Spawn instead.
+func (p *Pool) Submit(t *Task) {
+	// inflight and closed form a handshake with shutdown: a worker exits
+	// only after it has seen closed, then inflight == 0, then no queued
+	// work. All three are sequentially consistent, so a submission that
+	// saw closed == false is either still counted in inflight or already
+	// visible in the injector when an exiting worker looks.
+	p.inflight.Add(1)
+	if p.closed.Load() {
+		p.inflight.Add(-1)
+		panic("pool: use of a closed pool")
+	}
+	p.inj.push(rand.Uint32(), t)
+	p.inflight.Add(-1)
+	p.submitted.Add(1)
+	p.notify()
+}
+
+// Wait blocks the calling goroutine until e is set. It is
+// for goroutines that are not workers of p; a worker should use
+// Worker.WaitFor, which runs other tasks meanwhile.
+func (p *Pool) Wait(e Event) {
+	if e.IsSet() {
+		return
+	}
+	ch := make(chan struct{}, 1)
+	for !e.IsSet() {
+		// Register, re-check, park: the event's setter either sees our
+		// node or we see it set (see Latch and Counter).
+		if !e.addWaiter(&waiter{wake: ch}) || e.IsSet() {
+			return
+		}
+		<-ch
+	}
+}
+
+// goid returns the id of the calling goroutine, from the header line
+// ("goroutine 123 [running]:") that runtime.Stack writes first.
+func goid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		return -1
+	}
+	var id int64
+	for _, c := range b[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int64(c-'0')
+	}
+	return id
+}
