@@ -25,7 +25,7 @@ func Define(r pool.Runner, body func(b *Block)) {
 		// The common nested case: no closure, nothing escapes but the Block.
 		ps, _ = define(w, body, nil).outcome()
 	} else {
-		on(r, func(w *pool.Worker) { ps, _ = define(w, body, nil).outcome() })
+		ps, _ = onPool(r, body, nil).outcome()
 	}
 	if ps != nil {
 		panic(ps)
@@ -47,12 +47,38 @@ func DefineErr(r pool.Runner, body func(b *Block) error) error {
 	if w, ok := r.(*pool.Worker); ok && w != nil {
 		ps, err = define(w, nil, body).outcome()
 	} else {
-		on(r, func(w *pool.Worker) { ps, err = define(w, nil, body).outcome() })
+		ps, err = onPool(r, nil, body).outcome()
 	}
 	if ps != nil {
 		panic(ps)
 	}
 	return err
+}
+
+// onPool defines the block on a worker of r, which is not a *pool.Worker,
+// and returns it once Define's work is done.
+//
+// A runtime.Goexit in the body (or in a task that the body's worker ran
+// inline) cannot be stopped: it unwinds the function running on the pool,
+// whose report, a *pool.PanicError wrapping pool.ErrGoexit, is what r.Run
+// panics with. By then the block has recorded the Goexit as its body's (or
+// task's) and finished; its Panics, which say so, are raised instead.
+func onPool(r pool.Runner, body func(*Block), bodyErr func(*Block) error) (b *Block) {
+	defer func() {
+		if x := recover(); x != nil {
+			if b != nil && b.phase.Load() == finished {
+				if ps, _ := b.outcome(); ps != nil {
+					panic(ps)
+				}
+			}
+			panic(x)
+		}
+	}()
+	on(r, func(w *pool.Worker) {
+		b = newBlock(w, bodyErr != nil)
+		b.define(body, bodyErr)
+	})
+	return b
 }
 
 // on calls f on a worker of r: inline on a *pool.Worker, submitted and
@@ -74,10 +100,21 @@ func on(r pool.Runner, f func(w *pool.Worker)) {
 // define runs the body (exactly one of body and bodyErr is set) on w and
 // waits for the block's tasks.
 func define(w *pool.Worker, body func(*Block), bodyErr func(*Block) error) *Block {
-	b := &Block{w: w, errMode: bodyErr != nil}
+	b := newBlock(w, bodyErr != nil)
+	b.define(body, bodyErr)
+	return b
+}
+
+func newBlock(w *pool.Worker, errMode bool) *Block {
+	b := &Block{w: w, errMode: errMode}
 	if sched.DebugChecks {
 		b.bodyG = sched.Goid()
 	}
+	return b
+}
+
+// define runs the body and waits for the block's tasks, on b.w.
+func (b *Block) define(body func(*Block), bodyErr func(*Block) error) {
 	returned := false
 	defer func() {
 		if !returned {
@@ -95,7 +132,6 @@ func define(w *pool.Worker, body func(*Block), bodyErr func(*Block) error) *Bloc
 	b.wait()
 	b.phase.Store(finished)
 	returned = true
-	return b
 }
 
 // runBody runs the body, recording a panic (or a Goexit) as the block's.

@@ -1,7 +1,8 @@
 // Package taskblock provides fully strict scopes of parallel tasks, after
 // C++'s define_task_block (N4411): a block's body starts tasks with Run,
-// tasks may start more tasks in the same block, and Define returns only
-// when all of them have finished.
+// tasks may start more tasks in the same block with RunFrom (passing the
+// worker they run on, so that the new tasks go on that worker's deque,
+// depth first), and Define returns only when all of them have finished.
 //
 //	// The N4411 tree walk: the sum over a binary tree, in parallel.
 //	func sum(w *pool.Worker, n *Node) int {
@@ -28,4 +29,10 @@
 // which carries every captured panic with its stack. DefineErr and b.Go
 // are the same for tasks that return errors, in the manner of errgroup:
 // the first error cancels the block and is returned.
+//
+// Misuse panics instead of hanging: Wait from a task of its own block
+// (it would wait for itself), Run or Go from a task (use RunFrom or
+// GoFrom), and any use after Define returned. Under the race detector or
+// the fjdebug build tag, a Block used from a goroutine you started panics
+// too.
 package taskblock

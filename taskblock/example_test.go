@@ -3,6 +3,7 @@ package taskblock_test
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -123,4 +124,56 @@ func ExamplePanics() {
 	// Output:
 	// body=false: task failed
 	// body=true: body failed
+}
+
+// A task that starts more tasks of its block passes the worker it runs on:
+// the new tasks go on that worker's deque, depth first, like forks. Here a
+// single block walks a whole tree.
+func ExampleBlock_RunFrom() {
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+
+	type node struct {
+		value    int
+		children []*node
+	}
+	leaf := func(v int) *node { return &node{value: v} }
+	root := &node{1, []*node{{2, []*node{leaf(4), leaf(5)}}, {3, []*node{leaf(6)}}}}
+
+	var sum atomic.Int64
+	taskblock.Define(p, func(b *taskblock.Block) {
+		var walk func(w *pool.Worker, n *node)
+		walk = func(w *pool.Worker, n *node) {
+			for _, c := range n.children {
+				b.RunFrom(w, func(w *pool.Worker) { walk(w, c) })
+			}
+			sum.Add(int64(n.value))
+		}
+		b.Run(func(w *pool.Worker) { walk(w, root) })
+	})
+	fmt.Println(sum.Load())
+	// Output: 21
+}
+
+// GoFrom is RunFrom for tasks that return errors, in a block from
+// DefineErr: the first error cancels the block and is returned.
+func ExampleBlock_GoFrom() {
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+
+	errTooDeep := errors.New("too deep")
+	var visit func(b *taskblock.Block, w *pool.Worker, depth int) error
+	visit = func(b *taskblock.Block, w *pool.Worker, depth int) error {
+		if depth == 3 {
+			return errTooDeep
+		}
+		b.GoFrom(w, func(w *pool.Worker) error { return visit(b, w, depth+1) })
+		return nil
+	}
+	err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
+		b.Go(func(w *pool.Worker) error { return visit(b, w, 0) })
+		return nil
+	})
+	fmt.Println(err)
+	// Output: too deep
 }

@@ -113,6 +113,9 @@ func (c *carrier) run(holding bool) {
 			break // the pool is shut down and no work is left
 		}
 		p.active.Add(1)
+		if debugChecks {
+			w.debugTick.Store(0) // a new task: its first forks are checked (debug.go)
+		}
 		if trace.IsEnabled() {
 			w.executeTraced(t)
 		} else {

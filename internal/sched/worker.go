@@ -37,12 +37,11 @@ type Worker struct {
 	rng        uint64   // xorshift state for victim selection
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
-	debugTick  uint32   // counts forks, for the sampled debug check
 	searching  bool     // counted in the searching half of pool.ctl
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
 	c          counters
-	_          [cacheLine - 48 - 64]byte
+	_          [cacheLine - 40 - 64]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
@@ -51,6 +50,7 @@ type Worker struct {
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
 	holder     atomic.Int64    // goroutine id of the holding carrier (see setHolder)
+	debugTick  atomic.Uint32   // forks and joins of the current task, for the debug checks
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
 }
@@ -178,7 +178,7 @@ func (w *Worker) TakeBackUntil(e Event, keep func(r Runnable) bool) {
 // what makes any acyclic graph of joins deadlock-free (see carrier.md).
 func (w *Worker) WaitFor(e Event) {
 	if debugChecks {
-		w.checkHolder("join")
+		w.checkHolderSampled("join")
 	}
 	for i := 0; !e.IsSet(); i++ {
 		if i < waitSpins {
@@ -218,6 +218,7 @@ func (w *Worker) execute(t *Task) {
 	if w.c.Executed%4096 == 0 {
 		w.publish()
 	}
+
 	if s := t.scope; s != w.scope {
 		// The task belongs to another Region than the code running it
 		// here (or to none): switch for its duration.
