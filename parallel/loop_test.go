@@ -387,9 +387,9 @@ func TestPanicsComeBackAndStopTheLoop(t *testing.T) {
 		"Reduce combine": func() {
 			parallel.Reduce(p, 0, 100, 0, func(*pool.Worker, int, int) int { return 1 }, func(a, b int) int { panic(boom) }, parallel.Grain(1))
 		},
-		"Scan":   func() { parallel.Scan(p, make([]int, 100000), func(a, b int) int { panic(boom) }) },
-		"Map":    func() { parallel.Map(p, make([]int, 100), func(*pool.Worker, int) int { panic(boom) }) },
-		"Do": func() { parallel.Do(p, func(*pool.Worker) {}, func(*pool.Worker) { panic(boom) }) },
+		"Scan": func() { parallel.Scan(p, make([]int, 100000), func(a, b int) int { panic(boom) }) },
+		"Map":  func() { parallel.Map(p, make([]int, 100), func(*pool.Worker, int) int { panic(boom) }) },
+		"Do":   func() { parallel.Do(p, func(*pool.Worker) {}, func(*pool.Worker) { panic(boom) }) },
 	} {
 		if pe := catch(f); pe == nil || !errors.Is(pe, boom) {
 			t.Errorf("%s: got %v, want a PanicError wrapping boom", name, pe)
