@@ -41,7 +41,7 @@ type control struct {
 }
 
 // newControl prepares a call's control from its options. The caller must
-// call finish when the call's work has ended.
+// defer unwatch, and call finish to learn the call's error.
 func newControl(c *config) *control {
 	ctl := &control{flag: c.stop}
 	if ctl.flag == nil {
@@ -63,11 +63,20 @@ func newControl(c *config) *control {
 	return ctl
 }
 
-// finish unregisters the context watch.
-func (ctl *control) finish() {
+// unwatch unregisters the context watch.
+func (ctl *control) unwatch() {
 	if ctl.end != nil {
 		ctl.end()
 	}
+}
+
+// finish returns the error the Err forms report, once the call's work has
+// ended: the first error, or the context's cause if the context is done by
+// now, even if every piece had already run (a caller who cancelled must
+// not take a nil for "all done before the cancel").
+func (ctl *control) finish() error {
+	ctl.stopped()
+	return ctl.result()
 }
 
 // fail records err if it is the call's first error, and stops the call.

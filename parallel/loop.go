@@ -131,12 +131,12 @@ func loop[I constraints.Integer](r pool.Runner, lo, hi I, opts []Option,
 	}
 	c := makeConfig(opts)
 	ctl := newControl(&c)
-	defer ctl.finish()
+	defer ctl.unwatch()
 	leaf := mk(ctl)
 	n := span(lo, hi)
 	on(r, func(w *pool.Worker) {
 		s := newSplitter(w, &c, ctl)
 		s.forEach(w, 0, n, s.refresh, false, leaf)
 	})
-	return ctl.result()
+	return ctl.finish()
 }

@@ -44,7 +44,9 @@ func Grain(n int) Option {
 // were running have ended. A call whose ctx is already done runs nothing.
 //
 // The Err forms (ForErr, ForRangeErr, MapErr, ReduceErr, ForSeqErr) then
-// return context.Cause(ctx), unless a body failed first. The other forms
+// return context.Cause(ctx), unless a body failed first; they do so
+// whenever ctx is done by the time the call returns, even if all the work
+// had already been done. The other forms
 // (For, ForRange, Map, Reduce, ForSeq, MapSeq, Scan) return normally with
 // part of the work not done: the caller must check ctx.Err() afterwards.
 // Reduce's result is then unspecified (it combines the pieces that ran,

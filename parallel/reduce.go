@@ -87,7 +87,7 @@ func reduceOn[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	}
 	c := makeConfig(opts)
 	ctl := newControl(&c)
-	defer ctl.finish()
+	defer ctl.unwatch()
 	leaf := mk(ctl)
 	n := span(lo, hi)
 	var res partial[T]
@@ -98,5 +98,5 @@ func reduceOn[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	if !res.ok {
 		res.v = identity
 	}
-	return res.v, ctl.result()
+	return res.v, ctl.finish()
 }

@@ -35,7 +35,7 @@ func ForSeq[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, e E
 	}
 	c := makeConfig(opts)
 	ctl := newControl(&c)
-	defer ctl.finish()
+	defer ctl.unwatch()
 	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
 		return func(w *pool.Worker) {
 			flag := &ctl.flag.f
@@ -63,7 +63,7 @@ func ForSeqErr[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, 
 	}
 	c := makeConfig(opts)
 	ctl := newControl(&c)
-	defer ctl.finish()
+	defer ctl.unwatch()
 	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
 		return func(w *pool.Worker) {
 			flag := &ctl.flag.f
@@ -78,7 +78,7 @@ func ForSeqErr[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, 
 			}
 		}
 	})
-	return ctl.result()
+	return ctl.finish()
 }
 
 // MapSeq returns f(w, e) for every element e of seq, in the order of seq,
@@ -94,7 +94,7 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 	}
 	c := makeConfig(opts)
 	ctl := newControl(&c)
-	defer ctl.finish()
+	defer ctl.unwatch()
 	// Each batch writes its own slice: the list of batches grows on the
 	// puller while workers fill earlier ones.
 	var outs []*[]R
