@@ -296,8 +296,8 @@ func TestBadOptionsAndNilsPanicNamingThem(t *testing.T) {
 			t.Errorf("%s: panic %q, want one mentioning %q", name, s, want)
 		}
 	}
-	//nolint:staticcheck // a nil context is the point
-	expect("Context", "parallel: Context(nil)", func() { parallel.Context(nil) }) //lint:ignore SA1012 a nil context is the point
+	//lint:ignore SA1012 a nil context is what is tested
+	expect("Context", "parallel: Context(nil)", func() { parallel.Context(nil) })
 	expect("Stop", "parallel: Stop(nil)", func() { parallel.Stop(nil) })
 	expect("ForErr", "ForErr with a nil body", func() { _ = parallel.ForErr[int](p, 0, 1, nil) })
 	expect("ForRangeErr", "ForRangeErr with a nil body", func() { _ = parallel.ForRangeErr[int](p, 0, 1, nil) })
