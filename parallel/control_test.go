@@ -165,8 +165,9 @@ func earlyExit(t *testing.T, p *pool.Pool, k int, mode string) int64 {
 // TestEarlyExitAfterErrorIsPrompt is the acceptance test for early exit:
 // after an error (or a cancel) at item k of 10,000 on 2 workers, at most
 // 1,250 items start afterwards: one piece's worth of the default split
-// (10,000 / 8 pieces). In practice it is a handful: running pieces look at
-// the flag before every iteration and at the context every 64. errgroup
+// (10,000 / 8 pieces). In practice it is a few dozen at most: ForErr
+// looks at the flag before every iteration, For at the flag and the
+// context every 64 iterations, and ForErr at the context every 64. errgroup
 // with a goroutine per item runs about 3,000 in the same setting.
 func TestEarlyExitAfterErrorIsPrompt(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)

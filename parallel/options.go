@@ -39,7 +39,7 @@ func Grain(n int) Option {
 }
 
 // Context binds a call to ctx: once ctx is done, pieces of work that have
-// not started are skipped, For and ForErr stop between iterations, ForSeq
+// not started are skipped, For and ForErr stop within 64 iterations, ForSeq
 // stops pulling its sequence, and the call returns once the pieces that
 // were running have ended. A call whose ctx is already done runs nothing.
 //
