@@ -33,6 +33,9 @@ import (
 // flag that is set, Reduce returns early with an unspecified result (the
 // combination of the pieces that ran, or identity if none did); check
 // ctx.Err() afterwards.
+//
+// The type parameters come in the order T, I, so that a call written for
+// an int-only Reduce with T explicit, Reduce[T](...), still compiles.
 func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	chunk func(w *pool.Worker, lo, hi I) T, combine func(a, b T) T, opts ...Option) T {
 	if chunk == nil {

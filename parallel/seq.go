@@ -184,7 +184,7 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 			}
 		}()
 		if !ctl.stopped() {
-			batch := make([]E, 0, size)
+			batch := make([]E, 0, min(size, seqMaxBatch)) // a huge Grain must not allocate ahead of the items
 			flag := &ctl.flag.f
 			for e := range seq {
 				batch = append(batch, e)
@@ -193,7 +193,7 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 					if grow && size < seqMaxBatch {
 						size *= 2
 					}
-					batch = make([]E, 0, size)
+					batch = make([]E, 0, min(size, seqMaxBatch))
 					if ctl.stopped() {
 						break
 					}
