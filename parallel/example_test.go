@@ -91,12 +91,12 @@ func ExampleMap() {
 	// Output: [4 4 5]
 }
 
-func ExampleInvoke() {
+func ExampleDo() {
 	p := pool.New()
 	defer p.Close()
 
 	var a, b int
-	parallel.Invoke(p,
+	parallel.Do(p,
 		func(*pool.Worker) { a = 6 * 7 },
 		func(*pool.Worker) { b = 6 + 7 })
 	fmt.Println(a, b)

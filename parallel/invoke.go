@@ -7,18 +7,19 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
-// Invoke calls every function in fs, potentially in parallel, and returns
+// Do calls every function in fs, potentially in parallel, and returns
 // when all of them have returned. Each receives the worker it runs on. If
-// any panics, Invoke panics with a *pool.PanicError carrying the first
+// any panics, Do panics with a *pool.PanicError carrying the first
 // panic, after the others have finished (or were dropped unstarted).
+// (forkjoin.Invoke, by contrast, runs one function and returns its result.)
 //
-//	parallel.Invoke(p,
+//	parallel.Do(p,
 //		func(w *pool.Worker) { parallel.Sort(w, a) },
 //		func(w *pool.Worker) { parallel.Sort(w, b) })
-func Invoke(r pool.Runner, fs ...func(w *pool.Worker)) {
+func Do(r pool.Runner, fs ...func(w *pool.Worker)) {
 	for i, f := range fs {
 		if f == nil {
-			panic(fmt.Sprintf("parallel: Invoke with a nil function (argument %d)", i))
+			panic(fmt.Sprintf("parallel: Do with a nil function (argument %d)", i))
 		}
 	}
 	switch len(fs) {
@@ -28,18 +29,18 @@ func Invoke(r pool.Runner, fs ...func(w *pool.Worker)) {
 		on(r, fs[0])
 		return
 	}
-	on(r, func(w *pool.Worker) { invoke(w, fs) })
+	on(r, func(w *pool.Worker) { do(w, fs) })
 }
 
-// invoke runs fs, of length >= 1, by recursive halving, so that a long
+// do runs fs, of length >= 1, by recursive halving, so that a long
 // list is spread over the workers in log(len(fs)) steps.
-func invoke(w *pool.Worker, fs []func(w *pool.Worker)) {
+func do(w *pool.Worker, fs []func(w *pool.Worker)) {
 	if len(fs) == 1 {
 		fs[0](w)
 		return
 	}
 	mid := len(fs) / 2
 	forkjoin.Join(w,
-		func(w *pool.Worker) struct{} { invoke(w, fs[:mid]); return struct{}{} },
-		func(w *pool.Worker) struct{} { invoke(w, fs[mid:]); return struct{}{} })
+		func(w *pool.Worker) struct{} { do(w, fs[:mid]); return struct{}{} },
+		func(w *pool.Worker) struct{} { do(w, fs[mid:]); return struct{}{} })
 }

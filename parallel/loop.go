@@ -1,46 +1,142 @@
 package parallel
 
-import "github.com/forkjoin/fj/pool"
+import (
+	"github.com/forkjoin/fj/pool"
+	"golang.org/x/exp/constraints"
+)
 
 // For calls body(w, i) for every i in [lo, hi), in parallel, and returns
 // when all calls have returned. w is the worker running the call: pass it
 // to nested parallel calls. Calls for different i may run in any order and
-// at the same time. hi <= lo runs nothing.
+// at the same time. hi <= lo runs nothing. The index may be of any integer
+// type; ranges near the type's limits (an int8 range of -128..127, a uint64
+// range across 2^63) work.
 //
 // Iterations are grouped into pieces that each worker runs as a plain loop;
 // see Grain for how the range is split. If a call panics, pieces that have
-// not started yet are skipped, and For panics, after the running pieces
-// have finished, with a *pool.PanicError carrying the first panic.
+// not started yet are skipped, running pieces stop within 64 iterations
+// (For looks at its stop flag once per 64 iterations, which costs nothing
+// even for trivial bodies), and For panics, after the running pieces have
+// finished, with a *pool.PanicError carrying the first panic. With a Context option that
+// ends, or a Stop flag that is set, For stops the same way and returns
+// normally: check ctx.Err() afterwards.
 //
 //	parallel.For(p, 0, len(xs), func(w *pool.Worker, i int) {
 //		xs[i] = math.Sqrt(xs[i])
 //	})
-func For(r pool.Runner, lo, hi int, body func(w *pool.Worker, i int), opts ...Option) {
+func For[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worker, i I), opts ...Option) {
 	if body == nil {
 		panic("parallel: For with a nil body")
 	}
-	ForRange(r, lo, hi, func(w *pool.Worker, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			body(w, i)
+	loop(r, lo, hi, opts, func(ctl *control) func(w *pool.Worker, a, b uint64) {
+		return func(w *pool.Worker, a, b uint64) {
+			// The flag and the context every pollEvery iterations, not
+			// every one: for trivial bodies even a plain load per
+			// iteration costs a quarter of the loop.
+			i := at(lo, a)
+			for n := b - a; n > 0; {
+				if ctl.stopped() {
+					return
+				}
+				m := min(n, pollEvery)
+				n -= m
+				for ; m > 0; m-- {
+					body(w, i)
+					i++
+				}
+			}
 		}
-	}, opts...)
+	})
 }
+
+// ForErr is For for a body that can fail. The first non-nil error stops
+// the call as a panic does (pieces not started are skipped, running ones
+// stop before their next iteration: ForErr looks at its stop flag every
+// iteration, as its bodies, which return an error, are rarely trivial),
+// and ForErr returns it once the running
+// pieces have ended, as errgroup.Group.Wait does. With a Context option,
+// the end of ctx stops the call the same way and ForErr returns
+// context.Cause(ctx), unless a body failed first. A panic in body is
+// re-raised as in For, whatever errors occurred.
+func ForErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worker, i I) error, opts ...Option) error {
+	if body == nil {
+		panic("parallel: ForErr with a nil body")
+	}
+	return loop(r, lo, hi, opts, func(ctl *control) func(w *pool.Worker, a, b uint64) {
+		return func(w *pool.Worker, a, b uint64) {
+			flag := &ctl.flag.f
+			i := at(lo, a)
+			for n := b - a; n > 0; {
+				if ctl.done != nil && ctl.stopped() {
+					return
+				}
+				for m := min(n, pollEvery); m > 0; m-- {
+					if flag.Load() {
+						return
+					}
+					if err := body(w, i); err != nil {
+						ctl.fail(err)
+						return
+					}
+					i++
+				}
+				n -= min(n, pollEvery)
+			}
+		}
+	})
+}
+
+// pollEvery is how many iterations of For run between two looks at the
+// stop flag and the context: often enough that a loop stops within
+// microseconds, rarely enough that the look costs nothing.
+const pollEvery = 64
 
 // ForRange calls body(w, lo', hi') for disjoint, non-empty pieces [lo', hi')
 // that cover [lo, hi) exactly, in parallel, and returns when all calls have
 // returned. It is For for bodies that do better with a whole piece at once
-// (a tight inner loop, a buffer per piece). hi <= lo runs nothing. Panics
-// are handled as in For.
-func ForRange(r pool.Runner, lo, hi int, body func(w *pool.Worker, lo, hi int), opts ...Option) {
+// (a tight inner loop, a buffer per piece). hi <= lo runs nothing. Panics,
+// Context and Stop are handled as in For, except that a running piece is
+// not interrupted: a long body can poll a StopFlag.
+func ForRange[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worker, lo, hi I), opts ...Option) {
 	if body == nil {
 		panic("parallel: ForRange with a nil body")
 	}
+	loop(r, lo, hi, opts, func(*control) func(w *pool.Worker, a, b uint64) {
+		return func(w *pool.Worker, a, b uint64) { body(w, at(lo, a), at(lo, b)) }
+	})
+}
+
+// ForRangeErr is ForRange for a body that can fail, with ForErr's
+// semantics: the first error stops the call and is returned once the
+// running pieces have ended.
+func ForRangeErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worker, lo, hi I) error, opts ...Option) error {
+	if body == nil {
+		panic("parallel: ForRangeErr with a nil body")
+	}
+	return loop(r, lo, hi, opts, func(ctl *control) func(w *pool.Worker, a, b uint64) {
+		return func(w *pool.Worker, a, b uint64) {
+			if err := body(w, at(lo, a), at(lo, b)); err != nil {
+				ctl.fail(err)
+			}
+		}
+	})
+}
+
+// loop runs the leaf that mk makes for the call's control over [lo, hi),
+// and returns the call's first error.
+func loop[I constraints.Integer](r pool.Runner, lo, hi I, opts []Option,
+	mk func(ctl *control) func(w *pool.Worker, a, b uint64)) error {
 	if hi <= lo {
-		return
+		return nil
 	}
 	c := makeConfig(opts)
+	ctl := newControl(&c)
+	defer ctl.unwatch()
+	leaf := mk(ctl)
+	n := span(lo, hi)
 	on(r, func(w *pool.Worker) {
-		s := newSplitter(w, c)
-		s.forEach(w, lo, hi, s.refresh, false, body)
+		s := newSplitter(w, &c, ctl)
+		s.forEach(w, 0, n, s.refresh, false, leaf)
 	})
+	return ctl.finish()
 }

@@ -272,7 +272,7 @@ func TestMapKeepsOrder(t *testing.T) {
 	}
 }
 
-func TestInvokeRunsEveryFunction(t *testing.T) {
+func TestDoRunsEveryFunction(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New()
 	defer p.Close()
@@ -282,7 +282,7 @@ func TestInvokeRunsEveryFunction(t *testing.T) {
 		for i := range fs {
 			fs[i] = func(*pool.Worker) { ran[i].Add(1) }
 		}
-		parallel.Invoke(p, fs...)
+		parallel.Do(p, fs...)
 		for i := range ran {
 			if ran[i].Load() != 1 {
 				t.Fatalf("k=%d: function %d ran %d times", k, i, ran[i].Load())
@@ -333,7 +333,7 @@ func TestNestedParallelCalls(t *testing.T) {
 		return parallel.Reduce(w, 0, 1000, 0, func(w *pool.Worker, lo, hi int) int {
 			n := 0
 			parallel.For(w, lo, hi, func(*pool.Worker, int) {}, parallel.Grain(7))
-			parallel.Invoke(w, func(*pool.Worker) { n = hi - lo })
+			parallel.Do(w, func(*pool.Worker) { n = hi - lo })
 			return n
 		}, func(a, b int) int { return a + b })
 	})
@@ -387,9 +387,9 @@ func TestPanicsComeBackAndStopTheLoop(t *testing.T) {
 		"Reduce combine": func() {
 			parallel.Reduce(p, 0, 100, 0, func(*pool.Worker, int, int) int { return 1 }, func(a, b int) int { panic(boom) }, parallel.Grain(1))
 		},
-		"Scan":   func() { parallel.Scan(p, make([]int, 100000), func(a, b int) int { panic(boom) }) },
-		"Map":    func() { parallel.Map(p, make([]int, 100), func(*pool.Worker, int) int { panic(boom) }) },
-		"Invoke": func() { parallel.Invoke(p, func(*pool.Worker) {}, func(*pool.Worker) { panic(boom) }) },
+		"Scan": func() { parallel.Scan(p, make([]int, 100000), func(a, b int) int { panic(boom) }) },
+		"Map":  func() { parallel.Map(p, make([]int, 100), func(*pool.Worker, int) int { panic(boom) }) },
+		"Do":   func() { parallel.Do(p, func(*pool.Worker) {}, func(*pool.Worker) { panic(boom) }) },
 	} {
 		if pe := catch(f); pe == nil || !errors.Is(pe, boom) {
 			t.Errorf("%s: got %v, want a PanicError wrapping boom", name, pe)
@@ -420,7 +420,7 @@ func TestNilArgumentsPanicNamingThem(t *testing.T) {
 	expect("Reduce", "nil combine", func() { parallel.Reduce[int](p, 0, 1, 0, func(*pool.Worker, int, int) int { return 0 }, nil) })
 	expect("Scan", "nil op", func() { parallel.Scan[[]int](p, []int{1, 2}, nil) })
 	expect("Map", "nil function", func() { parallel.Map[[]int, int, int](p, []int{1}, nil) })
-	expect("Invoke", "argument 1", func() { parallel.Invoke(p, func(*pool.Worker) {}, nil) })
+	expect("Do", "argument 1", func() { parallel.Do(p, func(*pool.Worker) {}, nil) })
 	expect("For", "nil pool.Runner", func() { parallel.For(nil, 0, 1, func(*pool.Worker, int) {}) })
 	var nilPool *pool.Pool
 	expect("For", "nil *Pool", func() { parallel.For(nilPool, 0, 1, func(*pool.Worker, int) {}) })

@@ -3,7 +3,8 @@ package parallel
 import "github.com/forkjoin/fj/pool"
 
 // Map returns a new slice holding f(w, e) for every element e of s, in the
-// same order, computed in parallel. Panics are handled as in For.
+// same order, computed in parallel. Panics, Context and Stop are handled
+// as in ForRange (elements whose f did not run hold R's zero value).
 //
 //	lengths := parallel.Map(p, words, func(_ *pool.Worker, s string) int { return len(s) })
 func Map[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) R, opts ...Option) []R {
@@ -17,4 +18,26 @@ func Map[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) R, op
 		}
 	}, opts...)
 	return out
+}
+
+// MapErr is Map for a function that can fail, with ForErr's semantics:
+// the first error stops the call (pieces not started are skipped, running
+// ones stop before their next element) and MapErr returns nil and that
+// error once the running pieces have ended; with a Context option that
+// ends, it returns nil and context.Cause(ctx). Otherwise it returns the
+// results in the order of s, and nil.
+func MapErr[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) (R, error), opts ...Option) ([]R, error) {
+	if f == nil {
+		panic("parallel: MapErr with a nil function")
+	}
+	out := make([]R, len(s))
+	err := ForErr(r, 0, len(s), func(w *pool.Worker, i int) error {
+		v, err := f(w, s[i])
+		out[i] = v
+		return err
+	}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

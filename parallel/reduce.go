@@ -1,6 +1,9 @@
 package parallel
 
-import "github.com/forkjoin/fj/pool"
+import (
+	"github.com/forkjoin/fj/pool"
+	"golang.org/x/exp/constraints"
+)
 
 // Reduce splits [lo, hi) into disjoint pieces, computes chunk(w, lo', hi')
 // for each in parallel, and combines the results with combine in index
@@ -10,6 +13,8 @@ import "github.com/forkjoin/fj/pool"
 // not be commutative (concatenation works). Reduce returns identity for
 // an empty range (hi <= lo) and never combines identity with anything
 // otherwise, so identity need only be the result for "no elements".
+// combine only ever sees values that chunk returned or that combine made
+// from them: never a zero value standing for a piece that did not run.
 //
 //	sum := parallel.Reduce(p, 0, len(xs), 0.0,
 //		func(w *pool.Worker, lo, hi int) float64 {
@@ -22,23 +27,79 @@ import "github.com/forkjoin/fj/pool"
 //		func(a, b float64) float64 { return a + b })
 //
 // Floating-point sums computed this way differ from a sequential sum in
-// the last bits, as any reassociation does. Panics are handled as in For.
-func Reduce[T any](r pool.Runner, lo, hi int, identity T,
-	chunk func(w *pool.Worker, lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
+// the last bits, as any reassociation does, and by default the grouping
+// depends on the workers and on stealing: the Deterministic option fixes
+// it. Panics are handled as in For. With a Context that ends or a Stop
+// flag that is set, Reduce returns early with an unspecified result (the
+// combination of the pieces that ran, or identity if none did); check
+// ctx.Err() afterwards.
+//
+// The type parameters come in the order T, I, so that a call written for
+// an int-only Reduce with T explicit, Reduce[T](...), still compiles.
+func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
+	chunk func(w *pool.Worker, lo, hi I) T, combine func(a, b T) T, opts ...Option) T {
 	if chunk == nil {
 		panic("parallel: Reduce with a nil chunk function")
 	}
 	if combine == nil {
 		panic("parallel: Reduce with a nil combine function")
 	}
+	res, _ := reduceOn(r, lo, hi, identity, func(*control) func(w *pool.Worker, a, b uint64) partial[T] {
+		return func(w *pool.Worker, a, b uint64) partial[T] {
+			return partial[T]{chunk(w, at(lo, a), at(lo, b)), true}
+		}
+	}, combine, opts)
+	return res
+}
+
+// ReduceErr is Reduce for a chunk function that can fail. The first
+// non-nil error stops the call (pieces not started are skipped) and
+// ReduceErr returns identity and that error once the running pieces have
+// ended; a chunk's result that comes with an error is never combined. With
+// a Context option, the end of ctx stops the call the same way and
+// ReduceErr returns context.Cause(ctx), unless a chunk failed first.
+// Otherwise it returns Reduce's result and nil. It honours Deterministic.
+func ReduceErr[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
+	chunk func(w *pool.Worker, lo, hi I) (T, error), combine func(a, b T) T, opts ...Option) (T, error) {
+	if chunk == nil {
+		panic("parallel: ReduceErr with a nil chunk function")
+	}
+	if combine == nil {
+		panic("parallel: ReduceErr with a nil combine function")
+	}
+	res, err := reduceOn(r, lo, hi, identity, func(ctl *control) func(w *pool.Worker, a, b uint64) partial[T] {
+		return func(w *pool.Worker, a, b uint64) partial[T] {
+			v, err := chunk(w, at(lo, a), at(lo, b))
+			if err != nil {
+				ctl.fail(err)
+				return partial[T]{}
+			}
+			return partial[T]{v, true}
+		}
+	}, combine, opts)
+	if err != nil {
+		return identity, err
+	}
+	return res, nil
+}
+
+func reduceOn[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
+	mk func(ctl *control) func(w *pool.Worker, a, b uint64) partial[T], combine func(a, b T) T, opts []Option) (T, error) {
 	if hi <= lo {
-		return identity
+		return identity, nil
 	}
 	c := makeConfig(opts)
-	var res T
+	ctl := newControl(&c)
+	defer ctl.unwatch()
+	leaf := mk(ctl)
+	n := span(lo, hi)
+	var res partial[T]
 	on(r, func(w *pool.Worker) {
-		s := newSplitter(w, c)
-		res = reduce(s, w, lo, hi, s.refresh, false, chunk, combine)
+		s := newSplitter(w, &c, ctl)
+		res = reduce(s, w, 0, n, s.refresh, false, leaf, combine)
 	})
-	return res
+	if !res.ok {
+		res.v = identity
+	}
+	return res.v, ctl.finish()
 }
