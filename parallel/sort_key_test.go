@@ -20,7 +20,7 @@ import (
 type rec[K any] struct {
 	key K
 	idx int
-	pad [2]int64
+	_   [2]int64 // a record larger than its key, as records are
 }
 
 func recKey[K any](r rec[K]) K { return r.key }
