@@ -137,6 +137,43 @@ func TestSortByKeyMatchesSortStableFunc(t *testing.T) {
 	}
 }
 
+// Sorting plain numbers by themselves: the result of slices.SortStableFunc
+// bit for bit, so NaNs with different payloads and the two zeros keep
+// their order.
+func TestSortByKeyValues(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	rng := rand.New(rand.NewSource(12))
+	for _, n := range []int{3, 4097, fjtest.Small(100_000, 1<<15)} {
+		fs := make([]float64, n)
+		for i := range fs {
+			fs[i] = float64(rng.Intn(1000) - 500)
+			if rng.Intn(10) == 0 {
+				fs[i] = specialFloat(rng)
+			}
+		}
+		want := slices.Clone(fs)
+		slices.SortStableFunc(want, cmp.Compare[float64])
+		parallel.SortByKey(p, fs, func(x float64) float64 { return x })
+		for i := range fs {
+			if math.Float64bits(fs[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: at %d got %v (%#x), want %v (%#x)", n, i, fs[i], math.Float64bits(fs[i]), want[i], math.Float64bits(want[i]))
+			}
+		}
+		is := make([]int64, n)
+		for i := range is {
+			is[i] = rng.Int63() >> rng.Intn(64)
+		}
+		want2 := slices.Clone(is)
+		slices.Sort(want2)
+		parallel.SortByKey(p, is, func(x int64) int64 { return x })
+		if !slices.Equal(is, want2) {
+			t.Fatalf("n=%d: int64 values not sorted", n)
+		}
+	}
+}
+
 // A defined key type and a defined slice type sort as their underlying
 // types do, and SortByKey works from inside a task.
 func TestSortByKeyDefinedTypesOnWorker(t *testing.T) {
