@@ -66,7 +66,9 @@ func SortByKey[S ~[]E, E any, K radixKey](r pool.Runner, s S, key func(E) K) {
 		var or, and uint64
 		inline(func() { or, and = encodeKeys(s, key, rs.k) })
 		if rs.plan(or, and) {
-			rs.buf, rs.kbuf = make([]E, n), make([]uint64, n)
+			if n > radixInsertionMax { // else sorted in place
+				rs.buf, rs.kbuf = make([]E, n), make([]uint64, n)
+			}
 			rs.lsd(0, n, rs.digits, true)
 		}
 		return
