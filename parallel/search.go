@@ -17,7 +17,9 @@ import (
 // early while everything to its left is still tested, as it must be. f may
 // therefore be called for elements after the first hit, and in any order,
 // but never for an element to the right of a hit already found by the time
-// the element's block of a few hundred elements starts.
+// the element's block of a few hundred elements starts. Unlike
+// slices.IndexFunc, IndexFunc may therefore panic for an element after the
+// first hit, if f panics there.
 //
 // f may be called from several workers at once and must be safe for
 // concurrent use. opts are as for ForRange. A panic in f is re-raised as in
@@ -64,6 +66,8 @@ func IndexFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 // s, as slices.ContainsFunc does, testing the elements in parallel. The
 // first hit anywhere stops every piece, at the end of the block of a few
 // hundred elements it is scanning, and pieces not started yet are skipped.
+// Which elements f sees before that depends on the timing; a panic in f
+// for any of them is raised even if another element satisfies f.
 //
 // f may be called from several workers at once and must be safe for
 // concurrent use. opts are as for ForRange. A panic in f is re-raised as in
