@@ -1,0 +1,161 @@
+package parallel
+
+import (
+	"cmp"
+
+	"github.com/forkjoin/fj/pool"
+)
+
+// number is the set of types Sum adds: integers, floats and complex
+// numbers, and types defined over them. It is the union of
+// golang.org/x/exp/constraints' Integer, Float and Complex; it is
+// unexported so that it can be replaced by those constraints later without
+// changing the API.
+type number interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64 |
+		~complex64 | ~complex128
+}
+
+// Min returns the minimal value in s, as slices.Min does, computed in
+// parallel: the result of the built-in min over all elements, so for
+// floating-point numbers it is a NaN if any element is a NaN, and -0 if the
+// minimum is a zero and any minimal zero is -0. opts are as for Reduce.
+// Min panics if s is empty.
+func Min[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
+	if len(s) == 0 {
+		panic("parallel: Min of an empty slice")
+	}
+	// The built-in min is associative and commutative, NaNs and zeros
+	// included, so pieces may be reduced and combined in any grouping.
+	checkRunner(r)
+	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+		m := s[lo]
+		for _, e := range s[lo+1 : hi] {
+			m = min(m, e)
+		}
+		return m
+	}, func(a, b E) E { return min(a, b) }, opts...)
+}
+
+// Max returns the maximal value in s, as slices.Max does, computed in
+// parallel: the result of the built-in max over all elements, so for
+// floating-point numbers it is a NaN if any element is a NaN. opts are as
+// for Reduce. Max panics if s is empty.
+func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
+	if len(s) == 0 {
+		panic("parallel: Max of an empty slice")
+	}
+	checkRunner(r)
+	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+		m := s[lo]
+		for _, e := range s[lo+1 : hi] {
+			m = max(m, e)
+		}
+		return m
+	}, func(a, b E) E { return max(a, b) }, opts...)
+}
+
+// MinFunc returns the minimal element of s by cmp, computed in parallel;
+// if several elements are minimal, it returns the first, as
+// slices.MinFunc does. cmp is called as slices.MinFunc calls it, with a
+// later element first: cmp(later, earlier) < 0 makes the later element
+// the new minimum. It may be called from several workers at once and must
+// be safe for concurrent use. opts are as for Reduce; a panic in cmp is
+// re-raised as in For. MinFunc panics if s is empty or cmp is nil.
+func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) E {
+	if cmp == nil {
+		panic("parallel: MinFunc with a nil cmp function")
+	}
+	if len(s) == 0 {
+		panic("parallel: MinFunc of an empty slice")
+	}
+	// Pieces combine in index order, so keeping the left one on ties
+	// keeps the first minimal element overall.
+	pick := func(a, b E) E {
+		if cmp(b, a) < 0 {
+			return b
+		}
+		return a
+	}
+	checkRunner(r)
+	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+		m := s[lo]
+		for _, e := range s[lo+1 : hi] {
+			m = pick(m, e)
+		}
+		return m
+	}, pick, opts...)
+}
+
+// MaxFunc returns the maximal element of s by cmp, computed in parallel;
+// if several elements are maximal, it returns the first, as
+// slices.MaxFunc does. cmp is called as slices.MaxFunc calls it, with a
+// later element first: cmp(later, earlier) > 0 makes the later element
+// the new maximum. It may be called from several workers at once and must
+// be safe for concurrent use. opts are as for Reduce; a panic in cmp is
+// re-raised as in For. MaxFunc panics if s is empty or cmp is nil.
+func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) E {
+	if cmp == nil {
+		panic("parallel: MaxFunc with a nil cmp function")
+	}
+	if len(s) == 0 {
+		panic("parallel: MaxFunc of an empty slice")
+	}
+	pick := func(a, b E) E {
+		if cmp(b, a) > 0 {
+			return b
+		}
+		return a
+	}
+	checkRunner(r)
+	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+		m := s[lo]
+		for _, e := range s[lo+1 : hi] {
+			m = pick(m, e)
+		}
+		return m
+	}, pick, opts...)
+}
+
+// Sum returns the sum of the elements of s, 0 if s is empty, computed in
+// parallel with Reduce: every piece is summed in order, and the piece sums
+// are added in index order. E may be any integer, floating-point or
+// complex type (or a type defined over one). Integer sums wrap around on
+// overflow exactly as a sequential sum does. Floating-point sums are
+// grouped differently from a sequential loop, so they may differ from it
+// in the last bits, and from run to run as the split adapts to the load;
+// opts are passed to Reduce, so an option of Reduce that fixes the split
+// fixes the sum too.
+func Sum[S ~[]E, E number](r pool.Runner, s S, opts ...Option) E {
+	checkRunner(r)
+	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) E {
+		var t E
+		for _, e := range s[lo:hi] {
+			t += e
+		}
+		return t
+	}, func(a, b E) E { return a + b }, opts...)
+}
+
+// CountFunc returns the number of elements e of s for which f(e) is true,
+// computed in parallel. f is called exactly once per element, from several
+// workers at once, and must be safe for concurrent use. opts are as for
+// Reduce; a panic in f is re-raised as in For. CountFunc panics if f is
+// nil.
+func CountFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option) int {
+	if f == nil {
+		panic("parallel: CountFunc with a nil function")
+	}
+	checkRunner(r)
+	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) int {
+		c := 0
+		for _, e := range s[lo:hi] {
+			if f(e) {
+				c++
+			}
+		}
+		return c
+	}, func(a, b int) int { return a + b }, opts...)
+}
