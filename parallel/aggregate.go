@@ -3,20 +3,10 @@ package parallel
 import (
 	"cmp"
 
+	"golang.org/x/exp/constraints"
+
 	"github.com/forkjoin/fj/pool"
 )
-
-// number is the set of types Sum adds: integers, floats and complex
-// numbers, and types defined over them. It is the union of
-// golang.org/x/exp/constraints' Integer, Float and Complex; it is
-// unexported so that it can be replaced by those constraints later without
-// changing the API.
-type number interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 |
-		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
-		~float32 | ~float64 |
-		~complex64 | ~complex128
-}
 
 // Min returns the minimal value in s, as slices.Min does, computed in
 // parallel: the result of the built-in min over all elements, so for
@@ -128,7 +118,7 @@ func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 // in the last bits, and from run to run as the split adapts to the load;
 // opts are passed to Reduce, so an option of Reduce that fixes the split
 // fixes the sum too.
-func Sum[S ~[]E, E number](r pool.Runner, s S, opts ...Option) E {
+func Sum[S ~[]E, E constraints.Integer | constraints.Float | constraints.Complex](r pool.Runner, s S, opts ...Option) E {
 	checkRunner(r)
 	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) E {
 		var t E

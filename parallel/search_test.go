@@ -1,7 +1,6 @@
 package parallel_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -203,8 +202,6 @@ func TestSearchOnWorker(t *testing.T) {
 		t.Fatalf("on a worker: IndexFunc = %d, ContainsFunc = %v; want %d, %v", got, has, want, want >= 0)
 	}
 }
-
-var errBoom = errors.New("boom")
 
 func TestSearchPanics(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)

@@ -5,17 +5,15 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"golang.org/x/exp/constraints"
+
 	"github.com/forkjoin/fj/pool"
 )
 
 // radixKey is the set of key types SortByKey sorts by: integers and
-// floating-point numbers, and types defined over them. It is the union of
-// golang.org/x/exp/constraints' Integer and Float; it is unexported so that
-// it can be replaced by those constraints later without changing the API.
+// floating-point numbers, and types defined over them.
 type radixKey interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 |
-		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
-		~float32 | ~float64
+	constraints.Integer | constraints.Float
 }
 
 // SortByKey sorts s in parallel by key(e) ascending, keeping elements with
@@ -49,7 +47,7 @@ type radixKey interface {
 // calling goroutine.
 //
 // SortByKey panics if key is nil.
-func SortByKey[S ~[]E, E any, K radixKey](r pool.Runner, s S, key func(E) K) {
+func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.Runner, s S, key func(E) K) {
 	if key == nil {
 		panic("parallel: SortByKey with a nil key function")
 	}
