@@ -4,7 +4,5 @@ go 1.22
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/sourcegraph/conc v0.3.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sync v0.10.0
 )
