@@ -13,17 +13,13 @@ import (
 )
 
 // The peer benchmarks. Each workload is one benchmark with a
-// sub-benchmark per implementation (impl=...), so that
-//
-//	go test -run '^$' -bench . -cpu 1,2 -count 5 > peers.txt
-//	benchstat -col /impl peers.txt
-//
-// prints one table per workload. -count repeats the whole benchmark
-// function, so the implementations take turns rather than running five
-// times in a row each: a disturbance on a shared machine spreads over
-// all of them. The sizes are those of fj's root benchmarks. Every run's
-// result is checked (outside the timer where the check is not cheap).
-// Pools are made with as many workers as GOMAXPROCS, which -cpu sets.
+// sub-benchmark per implementation (impl=...), so that benchstat -col
+// /impl prints one table per workload. measure.sh runs them in rounds,
+// every implementation once per round, so that they take turns: go test
+// -count would repeat each one in a row. The sizes are those of fj's root
+// benchmarks. Every run's result is checked (outside the timer where the
+// check is not cheap). Pools are made with as many workers as
+// GOMAXPROCS, which -cpu sets.
 
 // BenchmarkFork is fib computed by forking both recursive calls.
 // fine: fib(27) forks at every level, 317,810 forks that do almost

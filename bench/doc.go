@@ -6,8 +6,8 @@
 // on small inputs, and its benchmarks time them on the inputs of fj's own
 // benchmarks (bench_*_test.go at the root of fj):
 //
-//	cd bench && go test -run '^$' -bench . -cpu 1,2 -count 5 | tee ../docs/data/peers.txt
-//	benchstat -col /impl ../docs/data/peers.txt
+//	bench/measure.sh    # five rounds of every benchmark at 1 and 2 workers
+//	benchstat -col /impl docs/data/peers.txt
 //
-// cmd/charts draws docs/*.svg from such output.
+// cmd/charts draws docs/*.svg from docs/data/peers.txt.
 package bench
