@@ -5,6 +5,7 @@
 // From the bench directory:
 //
 //	go run ./cmd/charts            # reads ../docs/data/peers.txt, writes ../docs/*.svg
+//	go run ./cmd/charts -markdown  # also prints README's "How fj compares" table
 //
 // It draws only what the input holds: each point is the median of the
 // runs of one benchmark at one GOMAXPROCS, and the worker counts on the
@@ -31,6 +32,7 @@ func main() {
 	log.SetPrefix("charts: ")
 	in := flag.String("in", "../docs/data/peers.txt", "go test -bench output to read")
 	out := flag.String("out", "../docs", "directory to write the SVG files to")
+	md := flag.Bool("markdown", false, "print the comparison table, in Markdown, on stdout")
 	flag.Parse()
 	f, err := os.Open(*in)
 	if err != nil {
@@ -49,8 +51,95 @@ func main() {
 		if err := os.WriteFile(path, []byte(svg), 0o644); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("wrote", path)
+		fmt.Fprintln(os.Stderr, "wrote", path)
 	}
+	if *md {
+		fmt.Print(markdown(res))
+	}
+}
+
+// The columns of the comparison table, and the implementations that go
+// in each: every workload's own names for its baseline and its peers.
+var columns = []struct {
+	title string
+	impls []string
+}{
+	{"sequential", []string{"sequential", "loop", "slices"}},
+	{"goroutines", []string{"goroutine", "goroutines"}},
+	{"errgroup", []string{"errgroup"}},
+	{"conc", []string{"conc", "conc-iter"}},
+	{"pond", []string{"pond"}},
+	{"fj", []string{"fj"}},
+}
+
+var rowTitles = []struct{ bench, title string }{
+	{"Fork/fine", "fib(27), a fork at every level"},
+	{"Fork/coarse", "fib(35), forks above n = 20"},
+	{"Sort10M", "sort 10M random int64"},
+	{"Reduce50M", "sum of 50M float64"},
+	{"Mandelbrot", "Mandelbrot 1024x1024, a task per row"},
+}
+
+// markdown returns the comparison table at the largest GOMAXPROCS
+// measured: the median time of every implementation, and fj's speedup
+// over the sequential code and over the fastest peer.
+func markdown(res results) string {
+	var b strings.Builder
+	procs := 0
+	for k := range res {
+		procs = max(procs, k.procs)
+	}
+	fmt.Fprintf(&b, "| workload (%s, median of %d runs) |", workers(procs), res.runs("Fork/coarse"))
+	for _, c := range columns {
+		fmt.Fprintf(&b, " %s |", c.title)
+	}
+	b.WriteString(" fj vs sequential | fj vs fastest peer |\n|---|")
+	b.WriteString(strings.Repeat("---:|", len(columns)+2) + "\n")
+	for _, row := range rowTitles {
+		fmt.Fprintf(&b, "| %s |", row.title)
+		var seq, fj, best float64
+		for _, c := range columns {
+			cell := "—"
+			for _, impl := range c.impls {
+				if v, _, ok := res.median(key{row.bench, impl, procs}, "ns/op"); ok {
+					cell = fmtDuration(v)
+					switch c.title {
+					case "sequential":
+						seq = v
+					case "fj":
+						fj = v
+						cell = "**" + cell + "**"
+					default:
+						if best == 0 || v < best {
+							best = v
+						}
+					}
+				}
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		ratio := func(base float64) string {
+			if base == 0 || fj == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2fx", base/fj)
+		}
+		fmt.Fprintf(&b, " %s | %s |\n", ratio(seq), ratio(best))
+	}
+	return b.String()
+}
+
+// fmtDuration formats nanoseconds with three significant digits.
+func fmtDuration(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return strconv.FormatFloat(ns/1e9, 'f', 2, 64) + " s"
+	case ns >= 1e6:
+		return fmtNum(ns/1e6) + " ms"
+	case ns >= 1e3:
+		return fmtNum(ns/1e3) + " µs"
+	}
+	return fmtNum(ns) + " ns"
 }
 
 // key names the runs of one implementation of one benchmark at one

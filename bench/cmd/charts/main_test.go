@@ -51,6 +51,10 @@ func TestChartsDrawOnlyWhatWasMeasured(t *testing.T) {
 	if n := strings.Count(svg, "fill-opacity"); n != 2 {
 		t.Errorf("fork-cost.svg draws %d bars, want the 2 measured", n)
 	}
+	md := markdown(res)
+	if want := "| fib(27), a fork at every level | — | — | — | — | — | **6.00 ms** | — | — |"; !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
 	if s := speedup(res); strings.Count(s, "not measured") != len(panels) {
 		t.Errorf("speedup.svg: %d panels say not measured, want all %d", strings.Count(s, "not measured"), len(panels))
 	}
