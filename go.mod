@@ -4,8 +4,6 @@ go 1.23
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/sourcegraph/conc v0.3.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56
-	golang.org/x/sync v0.10.0
 )

@@ -163,13 +163,19 @@ func inline(f func()) {
 	returned = true
 }
 
-// The quicksort below is pdqsort (Orson Peters, "Pattern-defeating
-// Quicksort", https://arxiv.org/abs/2106.05123), the algorithm of
-// slices.SortFunc, with the recursion on both sides of a partition forked
-// with forkjoin.Join, and the first partitions, which would otherwise run
-// on one worker while the others wait, split among the workers too.
-// sort_ordered.go holds the same code for cmp.Ordered elements, with the
-// comparisons inlined; keep the two in step.
+//go:generate go run gen_sort_variants.go
+
+// The quicksort behind Sort and SortFunc is pdqsort (Orson Peters,
+// "Pattern-defeating Quicksort", https://arxiv.org/abs/2106.05123), the
+// algorithm of slices.SortFunc, with the recursion on both sides of a
+// partition forked with forkjoin.Join, and the first partitions, which
+// would otherwise run on one worker while the others wait, split among
+// the workers too. It is written once, as a template in
+// gen_sort_variants.go, which generates zsortfunc.go (quickFunc, comparing
+// with cmp) and zsortordered.go (quickOrdered, with the comparisons
+// inlined for cmp.Ordered elements, as slices.Sort does). This file holds
+// what both variants share, and splitFunc; sort_ordered.go holds what
+// only the ordered one has.
 //
 // Every loop is bounded by indices, never by a sentinel comparison, and
 // every element move is a swap, so that a comparator that is not a strict
@@ -201,119 +207,6 @@ func spreadFor(n, workers int) int {
 		return math.MaxInt
 	}
 	return max(splitMin, n/(2*workers))
-}
-
-// quickFunc is a quicksort of data by cmp.
-type quickFunc[E any] struct {
-	data   []E
-	cmp    func(a, b E) int
-	spread int // ranges at least this long are partitioned in parallel
-}
-
-// sort sorts data[a:b]. limit is the number of badly unbalanced
-// partitions allowed before the range is handed to slices.SortFunc, whose
-// own pdqsort falls back to heapsort: the whole sort is O(n log n) even on
-// adversarial input. wasBalanced and wasPartitioned describe the
-// partition that produced this range.
-func (q *quickFunc[E]) sort(w *pool.Worker, a, b, limit int, wasBalanced, wasPartitioned bool) {
-	data, cmp := q.data, q.cmp
-	for {
-		length := b - a
-		if length <= funcLeaf || limit <= 0 {
-			slices.SortFunc(data[a:b], cmp)
-			return
-		}
-
-		// The last partition was badly unbalanced: shuffle a few elements
-		// to break the pattern that caused it.
-		if !wasBalanced {
-			breakPatterns(data, a, b)
-			limit--
-		}
-
-		pivot, hint := choosePivotFunc(data, a, b, cmp)
-		if hint == decreasingHint {
-			reverseRange(data, a, b)
-			pivot = (b - 1) - (pivot - a)
-			hint = increasingHint
-		}
-
-		// The range is likely sorted already: check, fixing up to a few
-		// misplaced elements on the way.
-		if wasBalanced && wasPartitioned && hint == increasingHint {
-			if partialInsertionSortFunc(data, a, b, cmp) {
-				return
-			}
-		}
-
-		// The pivot equals the predecessor, the pivot of an enclosing
-		// partition, which is <= every element here: the range holds many
-		// copies of it. Move them to the front and carry on with the
-		// elements greater than it, so duplicates cost linear time.
-		if a > 0 && !(cmp(data[a-1], data[pivot]) < 0) {
-			a = partitionEqualFunc(data, a, b, pivot, cmp)
-			wasBalanced, wasPartitioned = true, true
-			continue
-		}
-
-		// Partition around the pivot, moved to data[a] meanwhile.
-		data[a], data[pivot] = data[pivot], data[a]
-		var mid int
-		var moved bool
-		if length >= q.spread {
-			mid, moved = q.split(w, a+1, b, data[a])
-		} else {
-			mid, moved = splitFunc(data, a+1, b, data[a], cmp)
-		}
-		mid--
-		data[a], data[mid] = data[mid], data[a]
-
-		balanced := min(mid-a, b-mid-1) >= length/8
-		if length > sortCutoff {
-			lo, hi, lim := a, b, limit // not a, b, limit: captured, they would escape
-			forkjoin.Join(w,
-				func(w *pool.Worker) struct{} {
-					q.sort(w, lo, mid, lim, balanced, !moved)
-					return struct{}{}
-				},
-				func(w *pool.Worker) struct{} {
-					q.sort(w, mid+1, hi, lim, balanced, !moved)
-					return struct{}{}
-				})
-			return
-		}
-		// Too short to be worth a fork: recurse into the shorter side and
-		// loop on the longer one, so the stack stays O(log n) deep.
-		if mid-a < b-mid-1 {
-			q.sort(w, a, mid, limit, balanced, !moved)
-			a = mid + 1
-		} else {
-			q.sort(w, mid+1, b, limit, balanced, !moved)
-			b = mid
-		}
-		wasBalanced, wasPartitioned = balanced, !moved
-	}
-}
-
-// split is splitFunc in parallel: the range is cut in pieces that are
-// partitioned at the same time, and the pieces' halves are then put in
-// order by swapping blocks, a step that moves about a quarter of the
-// elements and compares none.
-func (q *quickFunc[E]) split(w *pool.Worker, lo, hi int, p E) (mid int, moved bool) {
-	if hi-lo <= splitPiece {
-		return splitFunc(q.data, lo, hi, p, q.cmp)
-	}
-	m := lo + (hi-lo)/2
-	l, r := forkjoin.Join(w,
-		func(w *pool.Worker) splitResult {
-			mid, moved := q.split(w, lo, m, p)
-			return splitResult{mid, moved}
-		},
-		func(w *pool.Worker) splitResult {
-			mid, moved := q.split(w, m, hi, p)
-			return splitResult{mid, moved}
-		})
-	return mergeSplits(w, q.data, l, m, r)
 }
 
 type splitResult struct {
@@ -381,55 +274,6 @@ func splitFunc[E any](data []E, lo, hi int, p E, cmp func(a, b E) int) (mid int,
 	}
 }
 
-// partitionEqualFunc moves the elements of data[a:b] that are not greater
-// than p = data[pivot] to the front and returns where the others start,
-// which is at least a+1 (p itself goes first).
-func partitionEqualFunc[E any](data []E, a, b, pivot int, cmp func(a, b E) int) (newpivot int) {
-	data[a], data[pivot] = data[pivot], data[a]
-	i, j := a+1, b-1
-	for {
-		for i <= j && !(cmp(data[a], data[i]) < 0) {
-			i++
-		}
-		for i <= j && cmp(data[a], data[j]) < 0 {
-			j--
-		}
-		if i > j {
-			break
-		}
-		data[i], data[j] = data[j], data[i]
-		i++
-		j--
-	}
-	return i
-}
-
-// partialInsertionSortFunc reports whether data[a:b] is sorted, after
-// moving at most a few out-of-place elements to where they belong. Unlike
-// pdqsort's, its shifts stop at a: the elements before it are another
-// worker's.
-func partialInsertionSortFunc[E any](data []E, a, b int, cmp func(a, b E) int) bool {
-	const maxSteps = 5 // adjacent out-of-order pairs fixed before giving up
-	i := a + 1
-	for step := 0; step < maxSteps; step++ {
-		for i < b && !(cmp(data[i], data[i-1]) < 0) {
-			i++
-		}
-		if i == b {
-			return true
-		}
-		data[i], data[i-1] = data[i-1], data[i]
-		// Shift the smaller one to the left, the greater one to the right.
-		for j := i - 1; j > a && cmp(data[j], data[j-1]) < 0; j-- {
-			data[j], data[j-1] = data[j-1], data[j]
-		}
-		for j := i + 1; j < b && cmp(data[j], data[j-1]) < 0; j++ {
-			data[j], data[j-1] = data[j-1], data[j]
-		}
-	}
-	return false
-}
-
 type sortedHint int
 
 const (
@@ -437,47 +281,6 @@ const (
 	increasingHint
 	decreasingHint
 )
-
-// choosePivotFunc returns the index of a pivot for data[a:b], b-a >= 9:
-// Tukey's ninther (the median of three medians of three) of elements
-// spread over the range (see samplePositions). hint tells whether the
-// samples all came in increasing or all in decreasing order, which
-// suggests a sorted or reversed range.
-func choosePivotFunc[E any](data []E, a, b int, cmp func(a, b E) int) (pivot int, hint sortedHint) {
-	const maxSwaps = 4 * 3
-	var swaps int
-	i, j, k := samplePositions(a, b-a)
-	i = medianFunc(data, i-1, i, i+1, &swaps, cmp)
-	j = medianFunc(data, j-1, j, j+1, &swaps, cmp)
-	k = medianFunc(data, k-1, k, k+1, &swaps, cmp)
-	j = medianFunc(data, i, j, k, &swaps, cmp)
-	switch swaps {
-	case 0:
-		return j, increasingHint
-	case maxSwaps:
-		return j, decreasingHint
-	default:
-		return j, unknownHint
-	}
-}
-
-// order2Func returns x, y with data[x] <= data[y], where {x, y} = {a, b}.
-func order2Func[E any](data []E, a, b int, swaps *int, cmp func(a, b E) int) (int, int) {
-	if cmp(data[b], data[a]) < 0 {
-		*swaps++
-		return b, a
-	}
-	return a, b
-}
-
-// medianFunc returns the index, a, b or c, of the median of data[a],
-// data[b] and data[c].
-func medianFunc[E any](data []E, a, b, c int, swaps *int, cmp func(a, b E) int) int {
-	a, b = order2Func(data, a, b, swaps, cmp)
-	b, _ = order2Func(data, b, c, swaps, cmp)
-	_, b = order2Func(data, a, b, swaps, cmp)
-	return b
-}
 
 // samplePositions returns the centres of the ninther's three groups of
 // three for a range [a, a+l), l >= 9: one in each third of the range, at a

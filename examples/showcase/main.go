@@ -1,9 +1,11 @@
-// Command showcase runs fj on six workloads and prints, for each, the time
-// of the sequential code, of fj, the speedup, and what a goroutine per task
-// costs where that comparison means something.
+// Command showcase runs fj on seven workloads and prints, for each, the
+// time of the sequential code, of fj, the speedup, and what a goroutine
+// per task costs where that comparison means something. Every time is the
+// median of -runs runs, the sequential, fj and goroutine versions taking
+// turns, so that one disturbed run does not decide a row.
 //
-//	go run ./examples/showcase [-workers N] [-small] [-stats] [-png file]
-//	                           [-trace file] [-cpuprofile file]
+//	go run ./examples/showcase [-workers N] [-runs N] [-small] [-stats]
+//	                           [-png file] [-trace file] [-cpuprofile file]
 package main
 
 import (
@@ -31,6 +33,7 @@ import (
 
 var (
 	workers    = flag.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
+	runs       = flag.Int("runs", 5, "runs per workload; each time shown is their median")
 	small      = flag.Bool("small", false, "small sizes (a quick check, not a measurement)")
 	showStats  = flag.Bool("stats", false, "print the pool's counters after each workload")
 	pngPath    = flag.String("png", filepath.Join(os.TempDir(), "fj-mandelbrot.png"), "where to write the Mandelbrot image")
@@ -46,16 +49,38 @@ func size(full, little int) int {
 	return full
 }
 
-// result is one row of the table.
+// result is one row of the table: the times of every run.
 type result struct {
 	name      string
-	seq, fj   time.Duration
-	goroutine time.Duration // 0: not measured
+	seq, fj   []time.Duration
+	goroutine []time.Duration // empty: not measured
 }
 
+// median returns the median of ds, which is not empty.
+func median(ds []time.Duration) time.Duration {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	if len(ds)%2 == 0 {
+		return (ds[len(ds)/2-1] + ds[len(ds)/2]) / 2
+	}
+	return ds[len(ds)/2]
+}
+
+// progress tells whether to print progress lines: only to a terminal,
+// where they are overwritten; in a file or a pipe they would be noise.
+var progress = func() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}()
+
 // timed runs f and returns how long it took, printing a progress line
-// while it runs longer than a second.
+// on a terminal while it runs longer than a second.
 func timed(label string, f func()) time.Duration {
+	if !progress {
+		start := time.Now()
+		f()
+		return time.Since(start)
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -96,6 +121,10 @@ func timedFJ(p *pool.Pool, label, region string, f func(r pool.Runner)) time.Dur
 
 func main() {
 	flag.Parse()
+	if *runs < 1 || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		check(err)
@@ -111,8 +140,8 @@ func main() {
 
 	p := pool.New(pool.WithWorkers(*workers), pool.WithName("showcase"))
 	defer p.Close()
-	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %s/%s, %s\n\n",
-		p.Workers(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %s/%s, %s; median of %d runs\n\n",
+		p.Workers(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), *runs)
 
 	var results []result
 	for _, w := range []func(*pool.Pool) result{fibFine, fibCut, quicksortJoin, sortInts, reduceSum, mandelbrot, treeWalk} {
@@ -127,13 +156,15 @@ func main() {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\t")
 	for _, r := range results {
+		seq, fj := median(r.seq), median(r.fj)
 		gor, vs := "-", "-"
-		if r.goroutine > 0 {
-			gor = round(r.goroutine).String()
-			vs = fmt.Sprintf("%.1fx faster", r.goroutine.Seconds()/r.fj.Seconds())
+		if len(r.goroutine) > 0 {
+			g := median(r.goroutine)
+			gor = round(g).String()
+			vs = fmt.Sprintf("%.1fx faster", g.Seconds()/fj.Seconds())
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2fx\t%s\t%s\t\n", r.name, round(r.seq), round(r.fj),
-			r.seq.Seconds()/r.fj.Seconds(), gor, vs)
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2fx\t%s\t%s\t\n", r.name, round(seq), round(fj),
+			seq.Seconds()/fj.Seconds(), gor, vs)
 	}
 	tw.Flush()
 	fmt.Printf("\nMandelbrot image: %s\n", *pngPath)
@@ -204,11 +235,13 @@ func fibFine(p *pool.Pool) result {
 	n := size(27, 16)
 	want := fibSeq(n)
 	r := result{name: fmt.Sprintf("fib(%d), a fork at every level", n)}
-	r.seq = timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") })
-	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
-		must(forkjoin.Invoke(run, func(w *pool.Worker) int { return fibFJ(w, n, 0) }) == want, "fib fj")
-	})
-	r.goroutine = timed(r.name+", goroutines", func() { must(fibGo(n) == want, "fib goroutines") })
+	for range *runs {
+		r.seq = append(r.seq, timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") }))
+		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+			must(forkjoin.Invoke(run, func(w *pool.Worker) int { return fibFJ(w, n, 0) }) == want, "fib fj")
+		}))
+		r.goroutine = append(r.goroutine, timed(r.name+", goroutines", func() { must(fibGo(n) == want, "fib goroutines") }))
+	}
 	return r
 }
 
@@ -216,10 +249,12 @@ func fibCut(p *pool.Pool) result {
 	n, cut := size(36, 24), size(20, 12)
 	want := fibSeq(n)
 	r := result{name: fmt.Sprintf("fib(%d), sequential below %d", n, cut)}
-	r.seq = timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") })
-	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
-		must(forkjoin.Invoke(run, func(w *pool.Worker) int { return fibFJ(w, n, cut) }) == want, "fib fj")
-	})
+	for range *runs {
+		r.seq = append(r.seq, timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") }))
+		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+			must(forkjoin.Invoke(run, func(w *pool.Worker) int { return fibFJ(w, n, cut) }) == want, "fib fj")
+		}))
+	}
 	return r
 }
 
@@ -282,12 +317,16 @@ func quicksortJoin(p *pool.Pool) result {
 	if n < 1_000_000 {
 		r.name = fmt.Sprintf("quicksort with Join, %dk ints", n/1000)
 	}
-	a, b := slices.Clone(data), slices.Clone(data)
-	r.seq = timed(r.name+", sequential", func() { quicksort(nil, a, 64) })
-	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
-		forkjoin.Invoke(run, func(w *pool.Worker) int { quicksort(w, b, 64); return 0 })
-	})
-	must(slices.IsSorted(a) && slices.Equal(a, b), "quicksort")
+	a, b := make([]int, n), make([]int, n)
+	for range *runs {
+		copy(a, data)
+		copy(b, data)
+		r.seq = append(r.seq, timed(r.name+", sequential", func() { quicksort(nil, a, 64) }))
+		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+			forkjoin.Invoke(run, func(w *pool.Worker) int { quicksort(w, b, 64); return 0 })
+		}))
+		must(slices.IsSorted(a) && slices.Equal(a, b), "quicksort")
+	}
 	return r
 }
 
@@ -300,10 +339,14 @@ func sortInts(p *pool.Pool) result {
 	if n < 1_000_000 {
 		r.name = fmt.Sprintf("parallel.Sort vs slices.Sort, %dk ints", n/1000)
 	}
-	a, b := slices.Clone(data), slices.Clone(data)
-	r.seq = timed(r.name+", slices.Sort", func() { slices.Sort(a) })
-	r.fj = timedFJ(p, r.name+", parallel.Sort", r.name, func(run pool.Runner) { parallel.Sort(run, b) })
-	must(slices.Equal(a, b), "sort")
+	a, b := make([]int, n), make([]int, n)
+	for range *runs {
+		copy(a, data)
+		copy(b, data)
+		r.seq = append(r.seq, timed(r.name+", slices.Sort", func() { slices.Sort(a) }))
+		r.fj = append(r.fj, timedFJ(p, r.name+", parallel.Sort", r.name, func(run pool.Runner) { parallel.Sort(run, b) }))
+		must(slices.Equal(a, b), "sort")
+	}
 	return r
 }
 
@@ -319,24 +362,26 @@ func reduceSum(p *pool.Pool) result {
 	if n < 1_000_000 {
 		r.name = fmt.Sprintf("parallel.Reduce, sum of %dk float64", n/1000)
 	}
-	var seqSum, fjSum float64
-	r.seq = timed(r.name+", loop", func() {
-		s := 0.0
-		for _, x := range xs {
-			s += x
-		}
-		seqSum = s
-	})
-	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
-		fjSum = parallel.Reduce(run, 0, n, 0.0, func(_ *pool.Worker, lo, hi int) float64 {
+	for range *runs {
+		var seqSum, fjSum float64
+		r.seq = append(r.seq, timed(r.name+", loop", func() {
 			s := 0.0
-			for _, x := range xs[lo:hi] {
+			for _, x := range xs {
 				s += x
 			}
-			return s
-		}, func(a, b float64) float64 { return a + b })
-	})
-	must(seqSum == fjSum, "sum") // exact here: every partial sum is an integer below 2^53
+			seqSum = s
+		}))
+		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+			fjSum = parallel.Reduce(run, 0, n, 0.0, func(_ *pool.Worker, lo, hi int) float64 {
+				s := 0.0
+				for _, x := range xs[lo:hi] {
+					s += x
+				}
+				return s
+			}, func(a, b float64) float64 { return a + b })
+		}))
+		must(seqSum == fjSum, "sum") // exact here: every partial sum is an integer below 2^53
+	}
 	return r
 }
 
@@ -364,15 +409,19 @@ func mandelbrot(p *pool.Pool) result {
 	r := result{name: fmt.Sprintf("Mandelbrot %dx%d, parallel.For over rows", sz, sz)}
 	a := image.NewGray(image.Rect(0, 0, sz, sz))
 	b := image.NewGray(image.Rect(0, 0, sz, sz))
-	r.seq = timed(r.name+", loop", func() {
-		for y := 0; y < sz; y++ {
-			mandelRow(a, y, sz, maxIter)
-		}
-	})
-	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
-		parallel.For(run, 0, sz, func(_ *pool.Worker, y int) { mandelRow(b, y, sz, maxIter) })
-	})
-	must(slices.Equal(a.Pix, b.Pix), "mandelbrot")
+	for range *runs {
+		clear(a.Pix)
+		clear(b.Pix)
+		r.seq = append(r.seq, timed(r.name+", loop", func() {
+			for y := 0; y < sz; y++ {
+				mandelRow(a, y, sz, maxIter)
+			}
+		}))
+		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+			parallel.For(run, 0, sz, func(_ *pool.Worker, y int) { mandelRow(b, y, sz, maxIter) })
+		}))
+		must(slices.Equal(a.Pix, b.Pix), "mandelbrot")
+	}
 	f, err := os.Create(*pngPath)
 	check(err)
 	check(png.Encode(f, b))
@@ -431,12 +480,14 @@ func treeWalk(p *pool.Pool) result {
 	tree := build(depth)
 	want := sumSeq(tree)
 	r := result{name: fmt.Sprintf("tree walk, depth %d, blocks above height %d", depth, cut)}
-	r.seq = timed(r.name+", sequential", func() { must(sumSeq(tree) == want, "tree") })
-	r.fj = timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
-		var got int
-		taskblock.Define(run, func(b *taskblock.Block) { got = sumBlocks(b.Worker(), tree, depth, cut) })
-		must(got == want, "tree fj")
-	})
-	r.goroutine = timed(r.name+", goroutines", func() { must(sumGo(tree, depth, cut) == want, "tree goroutines") })
+	for range *runs {
+		r.seq = append(r.seq, timed(r.name+", sequential", func() { must(sumSeq(tree) == want, "tree") }))
+		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
+			var got int
+			taskblock.Define(run, func(b *taskblock.Block) { got = sumBlocks(b.Worker(), tree, depth, cut) })
+			must(got == want, "tree fj")
+		}))
+		r.goroutine = append(r.goroutine, timed(r.name+", goroutines", func() { must(sumGo(tree, depth, cut) == want, "tree goroutines") }))
+	}
 	return r
 }
