@@ -91,6 +91,9 @@ func nilPanicCases(raise func()) []string {
 			})
 		})
 		expectPanic(at("Pool.Run"), func() { p.Run(func(*pool.Worker) { raise() }) })
+		expectPanic(at("a short SortFunc (sorted on the caller)"), func() {
+			parallel.SortFunc(p, []int{3, 1, 2}, func(a, b int) int { raise(); return a - b })
+		})
 		p.Close()
 	}
 	return failures

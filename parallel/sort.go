@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"math"
 	"math/bits"
-	"runtime/debug"
 	"slices"
 
 	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -143,24 +143,13 @@ func checkRunner(r pool.Runner) {
 }
 
 // inline runs f, a sequential sort, on the calling goroutine and re-raises
-// a panic in it as a *pool.PanicError, as if f had run on a worker.
+// a panic in it as a *pool.PanicError, as if f had run on a worker: any
+// panic, a nil one included (sched.Protect tells it from a Goexit, which
+// unwinds on).
 func inline(f func()) {
-	returned := false
-	defer func() {
-		if returned {
-			return
-		}
-		r := recover()
-		if r == nil {
-			return // runtime.Goexit: let it unwind
-		}
-		if pe, ok := r.(*pool.PanicError); ok {
-			panic(pe)
-		}
-		panic(&pool.PanicError{Value: r, Stack: debug.Stack()})
-	}()
-	f()
-	returned = true
+	if pe := sched.Protect(f); pe != nil {
+		panic(pe)
+	}
 }
 
 //go:generate go run gen_sort_variants.go
