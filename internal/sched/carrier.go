@@ -83,7 +83,7 @@ func (c *carrier) run(holding bool) {
 			// reported as failed. This goroutine held the worker: carry
 			// on in a fresh one, which takes over w. Everything this
 			// goroutine did to w happens before the go statement.
-			p.taskDone()
+			w.taskDone()
 			p.startCarrier(w.newCarrier(), true)
 		}
 	}()
@@ -112,13 +112,13 @@ func (c *carrier) run(holding bool) {
 			}
 			break // the pool is shut down and no work is left
 		}
-		p.active.Add(1)
+		w.taskStart()
 		if trace.IsEnabled() {
 			w.executeTraced(t)
 		} else {
 			w.execute(t)
 		}
-		p.taskDone()
+		w.taskDone()
 	}
 	w.publish()
 	w.dismissSpares()

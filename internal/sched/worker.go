@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -25,7 +24,7 @@ type Worker struct {
 	// Fixed at creation and read by other workers (thieves read dq,
 	// wakers use wake): kept apart from the owner's hot fields so that a
 	// searching thief does not pull the owner's cache line away on every
-	// fork.
+	// fork. layout_test.go checks the offsets.
 	pool *Pool
 	dq   *deque.Deque[Task]
 	wake chan struct{} // capacity 1; the holder parks on it when idle
@@ -38,15 +37,29 @@ type Worker struct {
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
 	debugTick  uint32   // counts forks, for the sampled debug check
-	searching  bool     // counted in the searching half of pool.ctl
+	searching  bool     // holds a unit of the searching count (sleep.md, U1)
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
 	c          counters
-	_          [cacheLine - 48 - 64]byte
+	// inProgress counts the main-loop tasks started on w and not finished,
+	// parked ones included. Only w's holders write it (one at a time, the
+	// hand-offs order them), once before and once after each main-loop
+	// task: a write to a line the owner has anyway, instead of to a
+	// pool-global counter. Close (quiescent) and Caller sum it over the
+	// workers.
+	inProgress atomic.Int64
+	_          [cacheLine - 48 - 64 - 8]byte
+
+	// sleepState is the worker's sleep state (awake, asleep, claimed; see
+	// sleep.go), written by the worker and by wakers claiming it, on the
+	// sleep and wake paths only: on a line of its own, so that neither
+	// the owner's hot fields nor the thieves' reads above share it.
+	sleepState atomic.Uint32
+	_          [cacheLine - 4]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
-	idleIdx    int               // w's index in pool.idle, or -1; under pool.mu
+	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
@@ -183,8 +196,10 @@ func (w *Worker) WaitFor(e Event) {
 	for i := 0; !e.IsSet(); i++ {
 		if i < waitSpins {
 			// Most waits at the leaves of a computation end within
-			// a microsecond or two; parking costs about as much.
-			runtime.Gosched()
+			// a microsecond or two; parking costs about as much. Spin
+			// on the event's load: runtime.Gosched would take the Go
+			// scheduler's global lock and queue us on its global run
+			// queue, every time.
 			continue
 		}
 		c := w.cur
@@ -199,15 +214,18 @@ func (w *Worker) WaitFor(e Event) {
 			return
 		}
 		s := w.scope // other carriers run other tasks meanwhile
+		w.parked.Add(1)
 		w.handOff(c)
 		c.awaitTurn()
 		w.setHolder(c)
+		w.parked.Add(-1)
 		w.scope = s
 	}
 }
 
-// waitSpins is the number of yields WaitFor makes before parking.
-const waitSpins = 16
+// waitSpins is the number of loads of the event WaitFor makes before it
+// parks: about a microsecond.
+const waitSpins = 512
 
 // execute runs t on w, unless it is a spilled task its owner took back.
 func (w *Worker) execute(t *Task) {
@@ -249,52 +267,114 @@ func (w *Worker) next() *Task {
 }
 
 // search looks for work in the injector and other workers' deques, and
-// sleeps when it finds none; see sleep.md for the protocol.
+// sleeps when it finds none; see sleep.md for the protocol and the search
+// budget.
 func (w *Worker) search() *Task {
 	p := w.pool
 	w.publish()
+	look := false // whether to make a pass even when not searching
 	for {
 		w.startSearching()
-		rounds := 1
 		if w.searching {
-			rounds = p.spinRounds + yieldRounds
-		}
-		for r := 0; r < rounds; r++ {
-			if w.nResumable.Load() != 0 {
-				w.stopSearching(false)
-				return nil // let the caller hand w to the resumable task
-			}
-			if t := w.findWork(); t != nil {
+			if t := w.searchPasses(); t != nil {
 				w.stopSearching(true)
 				return t
 			}
-			if r >= p.spinRounds {
-				runtime.Gosched()
+		} else {
+			// Searchers are at their cap: leave the deques to them.
+			// The injector is cheap to look at, and a cancelled sleep
+			// (S2 saw work) deserves one look everywhere.
+			if t := w.popInjector(); t != nil {
+				return t
 			}
+			if look {
+				if t := w.steal(); t != nil {
+					return t
+				}
+			}
+		}
+		if w.nResumable.Load() != 0 {
+			w.stopSearching(false)
+			return nil // let the caller hand w to the resumable task
 		}
 		if p.closed.Load() && p.quiescent() {
 			w.stopSearching(false)
 			return nil // the pool is shutting down and no work is left
 		}
-		w.sleep()
+		look = w.sleep()
 	}
 }
 
-// yieldRounds is the number of search rounds, after the spinning ones, that
-// end with runtime.Gosched before the worker goes to sleep: a yield is
-// cheap when nothing else wants the CPU and lets other goroutines (the
-// submitter, often) run when something does.
-const yieldRounds = 4
+// searchRounds bounds a searcher's passes over the queues per search: the
+// first at once, the others only when a publisher has announced new work
+// meanwhile (awaitNews). A pass probes each of the n-1 other deques once,
+// so a search makes at most searchRounds×(n-1) failed steal attempts, and
+// an idle episode (search, then sleep) is O(n), like the Go scheduler's
+// four passes over the other Ps.
+const searchRounds = 4
+
+// searchPasses makes up to searchRounds passes over the injector and the
+// other workers' deques. It returns nil when they found nothing, or when a
+// parked task of w's has become resumable.
+func (w *Worker) searchPasses() *Task {
+	for r := 0; ; r++ {
+		if w.nResumable.Load() != 0 {
+			return nil
+		}
+		if t := w.findWork(); t != nil {
+			return t
+		}
+		if r+1 == searchRounds || !w.awaitNews() {
+			return nil
+		}
+	}
+}
+
+// awaitNews is step N1: w, a searcher that found nothing, moves its unit
+// from the searching count to the waiting count and spins on loads of
+// pool.news until a publisher bumps it (P3: a publisher that sees nobody
+// searching and somebody waiting does), for about a microsecond or two;
+// then it moves back to searching. It reports whether news came, or a
+// parked task became resumable, meanwhile. While a searcher waits, the
+// first publisher pays one atomic add (P3) instead of nothing; while one
+// searches, publishers pay nothing.
+func (w *Worker) awaitNews() bool {
+	p := w.pool
+	// Read the epoch before registering, so that news that follows the
+	// registration is seen.
+	e := p.news.Load()
+	p.ctl.Add(searchingToWaiting)
+	got := false
+	for i := 1; i <= newsSpins; i++ {
+		if p.news.Load() != e || (i%64 == 0 && w.nResumable.Load() != 0) {
+			got = true
+			break
+		}
+	}
+	p.ctl.Add(waitingToSearching)
+	return got
+}
+
+// newsSpins is the number of loads of pool.news awaitNews makes: a
+// microsecond or two, about what waking a parked worker costs the waker.
+const newsSpins = 2048
 
 // findWork makes one pass over the injector and the other workers' deques.
 func (w *Worker) findWork() *Task {
-	p := w.pool
-	// Rotate the first bucket, so that no bucket is always looked at last.
-	if t := p.inj.pop(uint32(w.id) + w.tick); t != nil {
-		w.c.InjectorPops++
+	if t := w.popInjector(); t != nil {
 		return t
 	}
 	return w.steal()
+}
+
+// popInjector takes a task from the injector, rotating the first bucket
+// so that no bucket is always looked at last.
+func (w *Worker) popInjector() *Task {
+	if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
+		w.c.InjectorPops++
+		return t
+	}
+	return nil
 }
 
 // steal tries every other worker's deque once, the last victim that paid
