@@ -8,9 +8,10 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
-// fibCut forks only above cut and runs sequential code below it.
+// fibCut forks only at n >= cut (every level for cut 0) and runs sequential
+// code below it.
 func fibCut(w *pool.Worker, n, cut int) int {
-	if n < cut {
+	if n < 2 || n < cut {
 		return fibSeq(n)
 	}
 	a, b := forkjoin.Join(w,

@@ -79,23 +79,21 @@ func (p *Pool) wakeOne(onlyIfNone bool) bool {
 			return false
 		}
 		// U2: count the searcher first, then claim a sleeper for it.
-		// The unit is ours until the claim hands it on (sleep.md).
-		if !p.ctl.CompareAndSwap(c, c+searchingOne) {
-			continue
-		}
-		if w := p.claimSleeper(); w != nil {
-			w.signal()
-			return true
-		}
-		// U3: nobody could be claimed (every counted sleeper is between
-		// S1 and its asleep store, or leaving). Give the unit back; if
-		// that makes nobody a searcher while somebody sleeps and work is
-		// queued, try again, as a searcher that stops must (S4).
-		c = p.ctl.Add(minusSearching)
-		if searchingOf(c) != 0 || sleepingOf(c) == 0 || !p.hasWork() {
-			return false
+		// The unit is ours until the claim hands it on.
+		if p.ctl.CompareAndSwap(c, c+searchingOne) {
+			break
 		}
 	}
+	if w := p.claimSleeper(); w != nil {
+		w.signal()
+		return true
+	}
+	// U3: nobody could be claimed: every worker counted as sleeping has
+	// not stored asleep yet (it re-checks every queue after that store,
+	// S2) or is leaving its sleep (S5, and then searches or sleeps
+	// again). Give the unit back.
+	p.ctl.Add(minusSearching)
+	return false
 }
 
 // claimSleeper claims a worker that is asleep (sleepState asleep → claimed)
