@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/forkjoin/fj/deque"
 )
@@ -48,7 +49,7 @@ type Worker struct {
 	// pool-global counter. Close (quiescent) and Caller sum it over the
 	// workers.
 	inProgress atomic.Int64
-	_          [cacheLine - 48 - 64 - 8]byte
+	_          [cacheLine - 48 - unsafe.Sizeof(counters{}) - 8]byte
 
 	// sleepState is the worker's sleep state (awake, asleep, claimed; see
 	// sleep.go), written by the worker and by wakers claiming it, on the
@@ -66,6 +67,9 @@ type Worker struct {
 	holder     atomic.Int64    // goroutine id of the holding carrier (see setHolder)
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
+	// A whole number of lines, so that the next object on the heap does
+	// not share the last one (layout_test.go).
+	_ [80]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
