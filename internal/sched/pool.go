@@ -26,7 +26,10 @@ type Pool struct {
 	// news is bumped by publishers while searchers wait for it (sleep.md,
 	// N1 and P3), and loaded in a loop by those: on a line of its own.
 	news atomic.Uint64
-	_    [cacheLine - 8]byte
+	// maxWakeDepth is the longest chain of wake-ups in sequence seen so
+	// far (see recordWakeDepth), for tests.
+	maxWakeDepth atomic.Uint32
+	_            [cacheLine - 12]byte
 
 	// Read-mostly: set at creation, or once at Close.
 	workers []*Worker
@@ -193,7 +196,7 @@ func (p *Pool) Submit(t *Task) {
 	p.inj.push(rand.Uint32(), t)
 	p.inflight.Add(-1)
 	p.submitted.Add(1)
-	p.notify()
+	p.notify(nil)
 }
 
 // Wait blocks the calling goroutine until e is set. It is

@@ -43,18 +43,18 @@ const (
 // injector, by a sequentially consistent store: step P1). This load of ctl
 // is step P2; it is the only cost of the protocol on the fork path while
 // some worker searches, or none is idle.
-func (p *Pool) notify() {
-	// Nobody searches, and somebody sleeps or waits for news. (Written
-	// this way to stay within the inliner's budget: this runs on every
-	// fork.)
+func (p *Pool) notify(from *Worker) {
+	// Nobody searches, and somebody sleeps or waits for news. Worker.Spawn
+	// has its own copy of this test, so that the common case costs no
+	// call on the fork path.
 	if c := p.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
-		p.notifySlow()
+		p.notifySlow(from)
 	}
 }
 
-// notifySlow is the rest of step P2 (it loads ctl again: passing the value
-// would push notify over the inliner's budget).
-func (p *Pool) notifySlow() {
+// notifySlow is the rest of step P2. from is the publishing worker, or nil
+// for a goroutine outside the pool.
+func (p *Pool) notifySlow(from *Worker) {
 	c := p.ctl.Load()
 	switch {
 	case searchingOf(c) != 0:
@@ -63,7 +63,7 @@ func (p *Pool) notifySlow() {
 		// news; no need to wake anybody.
 		p.news.Add(1)
 	case sleepingOf(c) != 0:
-		p.wakeOne(true)
+		p.wakeOne(true, from)
 	}
 }
 
@@ -71,8 +71,9 @@ func (p *Pool) notifySlow() {
 // behalf, so that further publishers see a searcher and wake nobody. With
 // onlyIfNone, it gives up as soon as it sees a searcher or a waiting one
 // (a publisher's wake, P2; another publisher got there first). It reports
-// whether it woke a worker.
-func (p *Pool) wakeOne(onlyIfNone bool) bool {
+// whether it woke a worker. from is the worker on whose behalf it wakes
+// (nil: a goroutine outside the pool), for the wake chain's length.
+func (p *Pool) wakeOne(onlyIfNone bool, from *Worker) bool {
 	for {
 		c := p.ctl.Load()
 		if sleepingOf(c) == 0 || (onlyIfNone && (searchingOf(c) != 0 || waitingOf(c) != 0)) {
@@ -85,6 +86,7 @@ func (p *Pool) wakeOne(onlyIfNone bool) bool {
 		}
 	}
 	if w := p.claimSleeper(); w != nil {
+		w.recordWakeDepth(from)
 		w.signal()
 		return true
 	}
@@ -168,23 +170,30 @@ func (w *Worker) stopSearching(found bool) {
 	}
 	if !found {
 		if searchingOf(c) == 0 && p.hasWork() {
-			p.wakeOne(true)
+			p.wakeOne(true, w)
 		}
 		return
 	}
-	n := uint32(len(p.workers))
-	for i := 0; i < 2; i++ {
-		if s := searchingOf(c) + waitingOf(c); s != 0 && 2*s >= n-sleepingOf(c) {
-			return
-		}
-		if !p.wakeOne(false) {
-			return
-		}
-		c = p.ctl.Load()
-		if sleepingOf(c) == 0 {
+	for k := rampWakes(c, uint32(len(p.workers))); k > 0; k-- {
+		if !p.wakeOne(false, w) {
 			return
 		}
 	}
+}
+
+// rampWakes is how many sleepers a searcher that found work wakes (S4),
+// given ctl after it stopped searching and the worker count n: up to two,
+// while searchers and waiters stay fewer than half the workers awake, and
+// always one if it was the last searcher and somebody sleeps.
+func rampWakes(c uint64, n uint32) int {
+	s, l := searchingOf(c)+waitingOf(c), sleepingOf(c)
+	k := 0
+	for k < 2 && l > 0 && (s == 0 || 2*s < n-l) {
+		k++
+		s++
+		l--
+	}
+	return k
 }
 
 // sleep parks the worker's holder until it is woken: by a publisher
@@ -319,6 +328,35 @@ func (p *Pool) wakeAll() {
 	for _, w := range p.workers {
 		if w.sleepState.Load() != awake {
 			w.signal()
+		}
+	}
+}
+
+// recordWakeDepth notes, the first time a waker claims w, how many
+// wake-ups in sequence it took to get to w: one more than it took to get
+// to the worker that woke it (from; none for a goroutine outside the
+// pool, or for a worker that has not been woken since it started). The
+// pool keeps the maximum, which tests read to check that a burst of work
+// on an idle pool wakes its n workers in O(log n) wake-up latencies in
+// sequence (S4), not n. Only first wake-ups count: later ones would chain
+// on for as long as the pool runs. It costs a load (and the first time a
+// store and a CAS) on the wake path only.
+func (w *Worker) recordWakeDepth(from *Worker) {
+	if w.wakeDepth.Load() != 0 {
+		return
+	}
+	d := uint32(1)
+	if from != nil {
+		d += from.wakeDepth.Load()
+	}
+	if !w.wakeDepth.CompareAndSwap(0, d) {
+		return
+	}
+	p := w.pool
+	for {
+		m := p.maxWakeDepth.Load()
+		if d <= m || p.maxWakeDepth.CompareAndSwap(m, d) {
+			return
 		}
 	}
 }

@@ -56,7 +56,10 @@ type Worker struct {
 	// sleep and wake paths only: on a line of its own, so that neither
 	// the owner's hot fields nor the thieves' reads above share it.
 	sleepState atomic.Uint32
-	_          [cacheLine - 4]byte
+	// wakeDepth is the length of the chain of wake-ups that led to the
+	// worker's first one (see recordWakeDepth), written by its waker.
+	wakeDepth atomic.Uint32
+	_         [cacheLine - 8]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
@@ -104,7 +107,11 @@ func (w *Worker) Spawn(t *Task) {
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
-	w.pool.notify()
+	// P2, as in Pool.notify, written out so that the common case costs no
+	// call.
+	if c := w.pool.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
+		w.pool.notifySlow(w)
+	}
 }
 
 // overflow puts a task that did not fit on w's deque on the injector. The
