@@ -103,7 +103,13 @@ func (w *Worker) Spawn(t *Task) {
 	if debugChecks {
 		w.checkHolderSampled("fork")
 	}
-	t.scope = w.scope
+	if t.scope != w.scope {
+		// Usually both are nil, or the same Region's: a recycled task
+		// keeps its scope, and skipping the store skips its write
+		// barrier while the GC runs, which fine-grained forking keeps
+		// busy.
+		t.scope = w.scope
+	}
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
