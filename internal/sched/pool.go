@@ -210,7 +210,7 @@ func (p *Pool) Wait(e Event) {
 	for !e.IsSet() {
 		// Register, re-check, park: the event's setter either sees our
 		// node or we see it set (see Latch and Counter).
-		if !e.addWaiter(&waiter{wake: ch}) || e.IsSet() {
+		if !e.addWaiter(&waiter{w: chanWaker(ch)}) || e.IsSet() {
 			return
 		}
 		<-ch

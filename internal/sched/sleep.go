@@ -222,7 +222,7 @@ func (w *Worker) sleep() (cancelled bool) {
 	// work published before a publisher read ctl or scanned the sleep
 	// states (and found nobody to wake), or a task made resumable before
 	// we announced, is seen here.
-	if p.hasWork() || w.nResumable.Load() != 0 || (p.closed.Load() && p.idleNow()) {
+	if p.hasWork() || w.resumePending() || (p.closed.Load() && p.idleNow()) {
 		w.leaveSleep(false)
 		return true
 	}

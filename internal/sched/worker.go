@@ -220,7 +220,7 @@ func (w *Worker) WaitFor(e Event) {
 			continue
 		}
 		c := w.cur
-		n := &waiter{c: c}
+		n := &waiter{w: c}
 		if !e.addWaiter(n) {
 			return // a latch, set meanwhile
 		}
@@ -265,28 +265,13 @@ func (w *Worker) execute(t *Task) {
 	t.r.Run(w)
 }
 
-// next returns the next task for w: its own deque's newest, except every
-// injectorEvery lookups when the injector comes first; otherwise it
-// searches. It returns nil when the pool has shut down and no work is
-// left, or when a parked task of w's has become resumable.
-func (w *Worker) next() *Task {
-	w.tick++
-	if w.tick%injectorEvery == 0 {
-		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
-			w.c.InjectorPops++
-			return t
-		}
-	}
-	if t := w.dq.Pop(); t != nil {
-		return t
-	}
-	return w.search()
-}
-
-// search looks for work in the injector and other workers' deques, and
-// sleeps when it finds none; see sleep.md for the protocol and the search
-// budget.
-func (w *Worker) search() *Task {
+// search is the holder's idle sub-machine (sleep.md: searching, waiting,
+// sleepy, asleep): it looks for work in the injector and other workers'
+// deques, and sleeps when it finds none. It returns a task to run (with
+// running), or nil with the state the holder goes to next: handingOff when
+// a parked task of w's has become resumable, exiting when the pool has
+// shut down and no work is left.
+func (w *Worker) search() (*Task, holderState) {
 	p := w.pool
 	w.publish()
 	look := false // whether to make a pass even when not searching
@@ -295,28 +280,28 @@ func (w *Worker) search() *Task {
 		if w.searching {
 			if t := w.searchPasses(); t != nil {
 				w.stopSearching(true)
-				return t
+				return t, running
 			}
 		} else {
 			// Searchers are at their cap: leave the deques to them.
 			// The injector is cheap to look at, and a cancelled sleep
 			// (S2 saw work) deserves one look everywhere.
 			if t := w.popInjector(); t != nil {
-				return t
+				return t, running
 			}
 			if look {
 				if t := w.steal(); t != nil {
-					return t
+					return t, running
 				}
 			}
 		}
-		if w.nResumable.Load() != 0 {
+		if w.resumePending() {
 			w.stopSearching(false)
-			return nil // let the caller hand w to the resumable task
+			return nil, handingOff
 		}
 		if p.closed.Load() && p.quiescent() {
 			w.stopSearching(false)
-			return nil // the pool is shutting down and no work is left
+			return nil, exiting
 		}
 		look = w.sleep()
 	}
@@ -335,7 +320,7 @@ const searchRounds = 4
 // parked task of w's has become resumable.
 func (w *Worker) searchPasses() *Task {
 	for r := 0; ; r++ {
-		if w.nResumable.Load() != 0 {
+		if w.resumePending() {
 			return nil
 		}
 		if t := w.findWork(); t != nil {
@@ -363,7 +348,7 @@ func (w *Worker) awaitNews() bool {
 	p.ctl.Add(searchingToWaiting)
 	got := false
 	for i := 1; i <= newsSpins; i++ {
-		if p.news.Load() != e || (i%64 == 0 && w.nResumable.Load() != 0) {
+		if p.news.Load() != e || (i%64 == 0 && w.resumePending()) {
 			got = true
 			break
 		}
