@@ -10,3 +10,7 @@ func MaxWakeDepth(p *Pool) (depth uint32, woken int) {
 	}
 	return p.maxWakeDepth.Load(), woken
 }
+
+// MaxSearchers returns the most workers counted as searching or waiting at
+// once, as seen when one was added (see noteSearchers).
+func MaxSearchers(p *Pool) uint32 { return p.maxSearchers.Load() }

@@ -29,7 +29,8 @@ type Pool struct {
 	// maxWakeDepth is the longest chain of wake-ups in sequence seen so
 	// far (see recordWakeDepth), for tests.
 	maxWakeDepth atomic.Uint32
-	_            [cacheLine - 12]byte
+	maxSearchers atomic.Uint32 // see noteSearchers, for tests
+	_            [cacheLine - 16]byte
 
 	// Read-mostly: set at creation, or once at Close.
 	workers []*Worker

@@ -59,3 +59,25 @@ func TestWakeRampIsLogarithmic(t *testing.T) {
 		})
 	}
 }
+
+// Searchers (and searchers waiting for news) are capped at half the
+// workers awake, at least one (sleep.md, U1), so at most n/2 at any time:
+// bursts of small work from outside on pools of n workers must never have
+// had more. A pool without the cap lets every idle worker search.
+func TestSearchersCapped(t *testing.T) {
+	fjtest.Deadline(t, 120*time.Second)
+	for _, n := range []int{8, 16, 32, 64} {
+		p := pool.New(pool.WithWorkers(n))
+		for i := 0; i < 20; i++ {
+			if got := forkjoin.Invoke(p, func(w *pool.Worker) int { return fib(w, 12) }); got != 144 {
+				t.Fatalf("fib(12) = %d", got)
+			}
+		}
+		p.Close()
+		most := sched.MaxSearchers((*sched.Pool)(p))
+		t.Logf("n=%d: at most %d searchers at once (limit %d)", n, most, n/2)
+		if most == 0 || most > uint32(n/2) {
+			t.Errorf("n=%d: %d searchers at once, want 1 to n/2 = %d", n, most, n/2)
+		}
+	}
+}

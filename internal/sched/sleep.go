@@ -82,6 +82,7 @@ func (p *Pool) wakeOne(onlyIfNone bool, from *Worker) bool {
 		// U2: count the searcher first, then claim a sleeper for it.
 		// The unit is ours until the claim hands it on.
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
+			p.noteSearchers(c + searchingOne)
 			break
 		}
 	}
@@ -144,6 +145,7 @@ func (w *Worker) startSearching() {
 		}
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
 			w.searching = true
+			p.noteSearchers(c + searchingOne)
 			return
 		}
 	}
@@ -356,6 +358,19 @@ func (w *Worker) recordWakeDepth(from *Worker) {
 	for {
 		m := p.maxWakeDepth.Load()
 		if d <= m || p.maxWakeDepth.CompareAndSwap(m, d) {
+			return
+		}
+	}
+}
+
+// noteSearchers keeps the largest number of searchers and waiters seen
+// when one was added (c is ctl right after), for tests of the cap (U1).
+// It costs a load on the search path only.
+func (p *Pool) noteSearchers(c uint64) {
+	s := searchingOf(c) + waitingOf(c)
+	for {
+		m := p.maxSearchers.Load()
+		if s <= m || p.maxSearchers.CompareAndSwap(m, s) {
 			return
 		}
 	}
