@@ -162,6 +162,34 @@ func (d *Deque[T]) Steal() *T {
 	return x
 }
 
+// TakeOldest removes up to len(dst) of the oldest items, at most half of
+// those in the deque, stores them in dst oldest first and returns how
+// many. It claims them all with one CAS on top, as a Steal of that many
+// would one by one. Owner only: an owner whose deque is full uses it to
+// move a batch elsewhere at once. It never takes the newest item, so it
+// never competes with the owner's own Pop for it.
+func (d *Deque[T]) TakeOldest(dst []*T) int {
+	for {
+		t := d.top.Load()
+		b := d.bottom.Load()
+		k := min(int64(len(dst)), (b-t)/2)
+		if k <= 0 {
+			return 0
+		}
+		// Read the slots before claiming them, as Steal does: once top
+		// has moved past an index, its slot may be reused by a Push,
+		// but only ours, and we are not pushing. If the CAS fails, a
+		// thief took index t meanwhile; start again.
+		for i := int64(0); i < k; i++ {
+			dst[i] = d.slots[(t+i)&d.mask].Load()
+		}
+		if d.top.CompareAndSwap(t, t+k) {
+			d.topCache = t + k
+			return int(k)
+		}
+	}
+}
+
 // Spare returns the item in the slot that the next Push will write: an item
 // that has already left the deque (popped or stolen) but that the slot still
 // points at. It returns nil if there is none or the deque is full (then the

@@ -49,6 +49,18 @@ func (in *injector) push(i uint32, t *Task) {
 	b.mu.Unlock()
 }
 
+// pushBatch queues ts in bucket i, oldest first, under one lock.
+func (in *injector) pushBatch(i uint32, ts []*Task) {
+	b := &in.buckets[i&in.mask]
+	b.mu.Lock()
+	for _, t := range ts {
+		b.q.push(t)
+	}
+	// One sequentially consistent add publishes them all (see push).
+	b.n.Add(int64(len(ts)))
+	b.mu.Unlock()
+}
+
 // pop takes the oldest task of the first non-empty bucket, starting at
 // bucket start, or returns nil if all buckets looked empty.
 func (in *injector) pop(start uint32) *Task {

@@ -63,6 +63,7 @@ type Worker struct {
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
+	spill      []*Task           // owner only: overflow's batch, max(1, cap/2) long
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
@@ -72,7 +73,7 @@ type Worker struct {
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [80]byte
+	_ [56]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
@@ -120,12 +121,31 @@ func (w *Worker) Spawn(t *Task) {
 	}
 }
 
-// overflow puts a task that did not fit on w's deque on the injector. The
-// owner can still take it back (see TakeBack).
+// overflow handles a fork that found w's deque full: it moves the oldest
+// half of the deque to the injector in one batch (one CAS on the deque's
+// top, one locked push), as the Go runtime's runqputslow does, and pushes
+// t where they were. A full deque thus costs one locked operation per
+// half a deque of forks, not one per fork, and the oldest, largest pieces
+// become visible to every worker. The moved tasks are marked spilled
+// before the injector publishes them: their owner's joins can still claim
+// them back (see TakeBack), and they are never reused (see Reuse). A deque
+// of capacity 1 has no half to move: t itself goes to the injector.
 func (w *Worker) overflow(t *Task) {
-	w.c.Overflows++
-	t.spilled = true
-	w.pool.inj.push(uint32(w.id), t)
+	if w.spill == nil {
+		w.spill = make([]*Task, max(1, w.dq.Cap()/2))
+	}
+	k := w.dq.TakeOldest(w.spill)
+	batch := w.spill[:k]
+	for _, x := range batch {
+		x.spilled = true
+	}
+	if k == 0 || !w.dq.Push(t) {
+		t.spilled = true
+		batch = append(batch, t) // k == 0 here: within w.spill
+	}
+	w.c.Overflows += uint64(len(batch))
+	w.pool.inj.pushBatch(uint32(w.id), batch)
+	clear(batch) // do not keep the tasks reachable from here
 }
 
 // TakeBack pops the task at the bottom of w's deque and reports whether it
