@@ -64,6 +64,7 @@ type Worker struct {
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
 	spill      []*Task           // owner only: overflow's batch, max(1, cap/2) long
+	pull       []*Task           // owner only: popInjector's batch, max(1, cap/2) long
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
@@ -73,7 +74,7 @@ type Worker struct {
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [56]byte
+	_ [32]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
@@ -389,14 +390,37 @@ func (w *Worker) findWork() *Task {
 	return w.steal()
 }
 
-// popInjector takes a task from the injector, rotating the first bucket
-// so that no bucket is always looked at last.
+// popInjector takes a task from the injector for w, whose deque is empty,
+// rotating the first bucket so that no bucket is always looked at last.
+// It takes a batch when the bucket holds more (up to half of it, and of
+// w's deque, see popBatch) and pushes the rest on w's deque, where w runs
+// them next and other workers can steal them, instead of taking the
+// bucket's lock once per task.
 func (w *Worker) popInjector() *Task {
-	if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
-		w.c.InjectorPops++
-		return t
+	if w.pull == nil {
+		w.pull = make([]*Task, max(1, w.dq.Cap()/2))
 	}
-	return nil
+	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Len()))
+	k := w.pool.inj.popBatch(uint32(w.id)+w.tick, w.pull[:room])
+	if k == 0 {
+		return nil
+	}
+	w.c.InjectorPops += uint64(k)
+	t := w.pull[0]
+	if k > 1 {
+		for _, x := range w.pull[1:k] {
+			if !w.dq.Push(x) {
+				// Not expected (only thieves touch the deque, and
+				// they make room): give it back rather than lose it.
+				w.c.InjectorPops--
+				w.pool.inj.push(uint32(w.id), x)
+			}
+		}
+		// P1 was the pushes: publish them to sleepers (P2).
+		w.pool.notify(w)
+	}
+	clear(w.pull[:k])
+	return t
 }
 
 // steal tries every other worker's deque once, the last victim that paid
