@@ -19,17 +19,31 @@ const cacheLine = 128
 // it, so up to Cap() taken items may stay reachable; store small handles
 // (or drop what they reference when done) if that matters.
 type Deque[T any] struct {
-	// top is the index of the oldest item: thieves (and the owner, for the
-	// last item) claim index top by CAS top → top+1. It only ever grows.
+	// The fields fall into three cache lines by who writes them, so that
+	// no write by one side evicts what the other side reads more than the
+	// algorithm demands, and, since the struct is a whole number of lines,
+	// no neighbouring object shares them (layout_test.go checks this).
+
+	// Thieves' line. top is the index of the oldest item: thieves (and
+	// the owner, for the last item) claim index top by CAS top → top+1.
+	// It only ever grows.
 	top atomic.Int64
 	_   [cacheLine - 8]byte
 
-	// bottom is one past the newest item. Only the owner stores it.
+	// The owner's published line: bottom is one past the newest item;
+	// only the owner stores it, on every push and pop, and thieves load
+	// it on every steal. mask and slots never change after New; they sit
+	// here because both sides read them right after bottom.
 	bottom atomic.Int64
-	_      [cacheLine - 8]byte
+	mask   int64
+	slots  []atomic.Pointer[T]
+	_      [cacheLine - 40]byte
 
-	mask  int64
-	slots []atomic.Pointer[T]
+	// Owner-only line. topCache is a value top had at some point, so at
+	// most the current top: Push checks for room against it and loads
+	// the thieves' line only when it says full.
+	topCache int64
+	_        [cacheLine - 8]byte
 }
 
 // New returns an empty deque that holds up to capacity items. capacity is
@@ -60,14 +74,18 @@ func (d *Deque[T]) Push(x *T) bool {
 	}
 	// Only the owner stores bottom, so this load sees our own last store.
 	b := d.bottom.Load()
-	// top may be stale (smaller than the real top) because thieves move it
-	// concurrently. A stale top only makes the deque look fuller than it is,
-	// so the worst outcome is a spurious "full" – never an overwrite of a
-	// slot a thief may still claim: slot b&mask last held index b-cap, and
-	// b-cap < top means that index has already been claimed.
-	t := d.top.Load()
-	if b-t >= int64(len(d.slots)) {
-		return false
+	// topCache, and even a fresh load of top, may be stale (smaller than
+	// the real top) because thieves move top concurrently. A stale top
+	// only makes the deque look fuller than it is, so the worst outcome is
+	// a spurious "full" – never an overwrite of a slot a thief may still
+	// claim: slot b&mask last held index b-cap, and b-cap < top means that
+	// index has already been claimed. Most pushes find room against the
+	// cached value and never touch the line that thieves write.
+	if b-d.topCache >= int64(len(d.slots)) {
+		d.topCache = d.top.Load()
+		if b-d.topCache >= int64(len(d.slots)) {
+			return false
+		}
 	}
 	// The slot store must be visible to any thief that sees the new bottom.
 	// Both stores are sequentially consistent (all sync/atomic operations
@@ -144,6 +162,34 @@ func (d *Deque[T]) Steal() *T {
 	return x
 }
 
+// TakeOldest removes up to len(dst) of the oldest items, at most half of
+// those in the deque, stores them in dst oldest first and returns how
+// many. It claims them all with one CAS on top, as a Steal of that many
+// would one by one. Owner only: an owner whose deque is full uses it to
+// move a batch elsewhere at once. It never takes the newest item, so it
+// never competes with the owner's own Pop for it.
+func (d *Deque[T]) TakeOldest(dst []*T) int {
+	for {
+		t := d.top.Load()
+		b := d.bottom.Load()
+		k := min(int64(len(dst)), (b-t)/2)
+		if k <= 0 {
+			return 0
+		}
+		// Read the slots before claiming them, as Steal does: once top
+		// has moved past an index, its slot may be reused by a Push,
+		// but only ours, and we are not pushing. If the CAS fails, a
+		// thief took index t meanwhile; start again.
+		for i := int64(0); i < k; i++ {
+			dst[i] = d.slots[(t+i)&d.mask].Load()
+		}
+		if d.top.CompareAndSwap(t, t+k) {
+			d.topCache = t + k
+			return int(k)
+		}
+	}
+}
+
 // Spare returns the item in the slot that the next Push will write: an item
 // that has already left the deque (popped or stolen) but that the slot still
 // points at. It returns nil if there is none or the deque is full (then the
@@ -156,9 +202,11 @@ func (d *Deque[T]) Steal() *T {
 // owner to know; the deque only remembers the pointer.
 func (d *Deque[T]) Spare() *T {
 	b := d.bottom.Load()
-	t := d.top.Load()
-	if b-t >= int64(len(d.slots)) {
-		return nil
+	if b-d.topCache >= int64(len(d.slots)) {
+		d.topCache = d.top.Load() // as in Push
+		if b-d.topCache >= int64(len(d.slots)) {
+			return nil
+		}
 	}
 	return d.slots[b&d.mask].Load()
 }

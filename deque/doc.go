@@ -18,7 +18,9 @@
 // (one past the newest). Index i lives in slot i mod Cap(). Items are the
 // indices in [top, bottom).
 //
-//   - Push (owner): if bottom-top < Cap(), store the item in slot bottom
+//   - Push (owner): if bottom-top < Cap() (checked against a copy of top
+//     the owner keeps, which is never above the real one, and against
+//     the real one only when the copy says full), store the item in slot bottom
 //     (skipped if the slot already holds that very pointer, see below), then
 //     store bottom+1. Publishing bottom after the slot means a thief that
 //     sees the new bottom also sees the item.

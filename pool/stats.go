@@ -47,6 +47,13 @@ type WorkerStats struct {
 	// documentation, "Waiting"). A join parks when what it joins was stolen, or when
 	// it joins out of order (other forks of its are in the way).
 	Parks uint64
+	// Parked is a gauge, not a counter: the number of the worker's tasks
+	// parked in a wait at the moment of the snapshot, those whose wait is
+	// over and that wait for the worker to come back to them included.
+	// Each one keeps a goroutine and its stack. Unlike the counters, it
+	// is current even while the worker is busy. Total.Parked is the
+	// pool's total, and Sub keeps the later snapshot's value.
+	Parked uint64
 }
 
 // Stats returns a snapshot of the pool's counters; see Stats for how
@@ -71,10 +78,11 @@ func (a *WorkerStats) add(b WorkerStats) {
 	a.Sleeps += b.Sleeps
 	a.Wakeups += b.Wakeups
 	a.Parks += b.Parks
+	a.Parked += b.Parked
 }
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
-// same pool: the activity in between.
+// same pool: the activity in between. The Parked gauge is s's own.
 func (s Stats) Sub(earlier Stats) Stats {
 	d := Stats{Workers: make([]WorkerStats, len(s.Workers)), Submitted: s.Submitted - earlier.Submitted}
 	for i := range s.Workers {
@@ -90,6 +98,7 @@ func (s Stats) Sub(earlier Stats) Stats {
 				Sleeps:       a.Sleeps - b.Sleeps,
 				Wakeups:      a.Wakeups - b.Wakeups,
 				Parks:        a.Parks - b.Parks,
+				Parked:       a.Parked, // a gauge: the later value
 			}
 		}
 		d.Workers[i] = a
@@ -102,11 +111,11 @@ func (s Stats) Sub(earlier Stats) Stats {
 // total.
 func (s Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s %8s\n",
-		"worker", "executed", "steals", "failed", "injector", "overflow", "sleeps", "wakeups", "parks")
+	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s %8s %7s\n",
+		"worker", "executed", "steals", "failed", "injector", "overflow", "sleeps", "wakeups", "parks", "parked")
 	row := func(name string, w WorkerStats) {
-		fmt.Fprintf(&b, "%-7s %12d %10d %12d %9d %9d %8d %8d %8d\n", name,
-			w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks)
+		fmt.Fprintf(&b, "%-7s %12d %10d %12d %9d %9d %8d %8d %8d %7d\n", name,
+			w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.Parked)
 	}
 	for i, w := range s.Workers {
 		row(fmt.Sprint(i), w)

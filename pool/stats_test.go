@@ -148,6 +148,10 @@ func TestStatsSubArithmetic(t *testing.T) {
 
 	delta := sameCounters
 	want := pool.Stats{Workers: []pool.WorkerStats{delta(90), delta(180)}, Total: delta(270), Submitted: 42}
+	// Parked is a gauge: Sub keeps the later snapshot's value.
+	want.Workers[0].Parked = later.Workers[0].Parked
+	want.Workers[1].Parked = later.Workers[1].Parked
+	want.Total.Parked = later.Workers[0].Parked + later.Workers[1].Parked
 	if diff := cmp.Diff(want, later.Sub(earlier)); diff != "" {
 		t.Errorf("Sub (-want +got):\n%s", diff)
 	}

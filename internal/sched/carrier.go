@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"runtime/pprof"
-	"runtime/trace"
-)
+import "runtime/pprof"
 
 // A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
 // holds a worker at a time: it alone touches the worker's deque and
@@ -83,48 +80,11 @@ func (c *carrier) run(holding bool) {
 			// reported as failed. This goroutine held the worker: carry
 			// on in a fresh one, which takes over w. Everything this
 			// goroutine did to w happens before the go statement.
-			p.taskDone()
+			w.taskDone()
 			p.startCarrier(w.newCarrier(), true)
 		}
 	}()
-	for {
-		if w.nResumable.Load() != 0 {
-			// A parked task can continue: give it the worker. This is a
-			// safe point: no task runs on this goroutine.
-			switch w.yieldToResumable(c) {
-			case kept:
-			case spare:
-				if !c.awaitTurn() {
-					done = true
-					return
-				}
-				w.takeOver(c)
-			case exit:
-				done = true
-				return
-			}
-			continue
-		}
-		t := w.next()
-		if t == nil {
-			if w.nResumable.Load() != 0 {
-				continue
-			}
-			break // the pool is shut down and no work is left
-		}
-		p.active.Add(1)
-		if debugChecks {
-			w.debugTick.Store(0) // a new task: its first forks are checked (debug.go)
-		}
-		if trace.IsEnabled() {
-			w.executeTraced(t)
-		} else {
-			w.execute(t)
-		}
-		p.taskDone()
-	}
-	w.publish()
-	w.dismissSpares()
+	w.hold(c)
 	done = true
 }
 
@@ -154,6 +114,10 @@ func (c *carrier) awaitTurn() bool {
 	c.w.hmu.Unlock()
 	return !quit
 }
+
+// wake makes c, parked in WaitFor, resumable on its worker: the waiter
+// node's setter has claimed it (see latch.go).
+func (c *carrier) wake() { c.w.resume(c) }
 
 // resume makes c, parked in WaitFor, resumable: its event is set. Any
 // goroutine may call it (it runs in the event's setter). The holder is

@@ -49,6 +49,18 @@ func (in *injector) push(i uint32, t *Task) {
 	b.mu.Unlock()
 }
 
+// pushBatch queues ts in bucket i, oldest first, under one lock.
+func (in *injector) pushBatch(i uint32, ts []*Task) {
+	b := &in.buckets[i&in.mask]
+	b.mu.Lock()
+	for _, t := range ts {
+		b.q.push(t)
+	}
+	// One sequentially consistent add publishes them all (see push).
+	b.n.Add(int64(len(ts)))
+	b.mu.Unlock()
+}
+
 // pop takes the oldest task of the first non-empty bucket, starting at
 // bucket start, or returns nil if all buckets looked empty.
 func (in *injector) pop(start uint32) *Task {
@@ -68,6 +80,41 @@ func (in *injector) pop(start uint32) *Task {
 		}
 	}
 	return nil
+}
+
+// popBatch is pop for a worker with room in its deque: it takes the
+// oldest task of the first non-empty bucket into dst[0] and, under the
+// same lock, up to len(dst)-1 more, at most half of what the bucket holds
+// after the first, stopping at a spilled task (those must not go to
+// another worker's deque: their owner may claim them back, see TakeBack).
+// It returns how many it took, as the Go runtime's runqgrab takes half a
+// run queue at once.
+func (in *injector) popBatch(start uint32, dst []*Task) int {
+	for i := range in.buckets {
+		b := &in.buckets[(start+uint32(i))&in.mask]
+		if b.n.Load() == 0 {
+			continue
+		}
+		b.mu.Lock()
+		k := 0
+		if t := b.q.pop(); t != nil {
+			dst[0] = t
+			k = 1
+			for more := min(len(dst)-1, b.q.size/2); more > 0; more-- {
+				if b.q.peek().spilled {
+					break
+				}
+				dst[k] = b.q.pop()
+				k++
+			}
+			b.n.Add(-int64(k))
+		}
+		b.mu.Unlock()
+		if k != 0 {
+			return k
+		}
+	}
+	return 0
 }
 
 // removeLast takes t off bucket i if it is the newest task there, and
@@ -119,6 +166,10 @@ func (r *ring) push(t *Task) {
 	r.buf[(r.head+r.size)%len(r.buf)] = t
 	r.size++
 }
+
+// peek returns the oldest task without taking it; the ring must not be
+// empty.
+func (r *ring) peek() *Task { return r.buf[r.head] }
 
 func (r *ring) pop() *Task {
 	if r.size == 0 {

@@ -17,38 +17,43 @@ type Event interface {
 	addWaiter(n *waiter) bool
 }
 
-// waiter is one registration of a waiting goroutine on an event: either
-// a parked carrier (c), which the event's setter makes resumable on its
-// worker, or a goroutine outside the pool blocked on wake. A node is
-// immutable once published (by the CAS that links it), except for
-// claimed, so the setter can walk a list it swapped out while waiters come
-// and go; every wait registers a fresh node. Waiting is the slow path, so
-// the allocation does not matter.
+// waiter is one registration of a waiting goroutine on an event. What it
+// wakes is a waker: a parked carrier, which the event's setter makes
+// resumable on its worker (carrier.go), or a goroutine outside the pool
+// blocked on a channel (chanWaker). A node is immutable once published (by
+// the CAS that links it), except for claimed, so the setter can walk a
+// list it swapped out while waiters come and go; every wait registers a
+// fresh node. Waiting is the slow path, so the allocation does not matter.
 type waiter struct {
 	next *waiter
-	c    *carrier
-	wake chan struct{} // capacity 1, for waiters that are not carriers
-	// claimed decides, for a carrier's node, between the setter (which
-	// then makes the carrier resumable) and the carrier itself
-	// cancelling its wait because it saw the event set. Exactly one
-	// of them wins, so a carrier is never made resumable twice, nor
-	// after it stopped waiting.
+	w    waker
+	// claimed decides between the setter (which then wakes w) and the
+	// waiter itself cancelling its wait because it saw the event set.
+	// Exactly one of them wins, so a carrier is never made resumable
+	// twice, nor after it stopped waiting.
 	claimed atomic.Bool
 }
 
-// signal wakes the node's goroutine without blocking.
-func (n *waiter) signal() {
-	if n.c != nil {
-		if n.claim() {
-			n.c.w.resume(n.c)
-		}
-		return
-	}
-	// A token already in the channel means a wake-up is pending anyway;
-	// such waiters re-check their event, so extra tokens are harmless.
+// A waker is what a waiter node wakes once its setter has claimed it.
+type waker interface{ wake() }
+
+// chanWaker wakes a goroutine outside the pool (Pool.Wait) with a token on
+// a channel of capacity 1. A token already there means a wake-up is pending
+// anyway; such waiters re-check their event, so extra tokens are harmless.
+type chanWaker chan struct{}
+
+func (ch chanWaker) wake() {
 	select {
-	case n.wake <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
+	}
+}
+
+// signal wakes the node's goroutine without blocking, unless the waiter
+// has cancelled its wait.
+func (n *waiter) signal() {
+	if n.claim() {
+		n.w.wake()
 	}
 }
 

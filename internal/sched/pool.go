@@ -15,27 +15,35 @@ import (
 // Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
 // with a deque, a shared injector, and the sleep protocol (sleep.md).
 type Pool struct {
-	// ctl is the sleep protocol's control word: the number of sleeping
-	// workers in the high 32 bits, of searching workers in the low 32. It
-	// is loaded by every fork, so it sits alone on its cache line.
-	ctl atomic.Uint64
-	_   [cacheLine - 8]byte
+	// ctl is the sleep protocol's control word (see sleep.go): counts of
+	// searching, sleeping and waiting workers. It is loaded by every
+	// fork, so it sits alone on its cache line with wakeHint, which is
+	// written only where ctl is too (on the wake path).
+	ctl      atomic.Uint64
+	wakeHint atomic.Uint32 // where the next waker starts its scan
+	_        [cacheLine - 12]byte
 
-	workers      []*Worker
-	inj          injector
-	maxSearching uint32
-	spinRounds   int
-	name         string
+	// news is bumped by publishers while searchers wait for it (sleep.md,
+	// N1 and P3), and loaded in a loop by those: on a line of its own.
+	news atomic.Uint64
+	// maxWakeDepth is the longest chain of wake-ups in sequence seen so
+	// far (see recordWakeDepth), for tests.
+	maxWakeDepth atomic.Uint32
+	maxSearchers atomic.Uint32 // see noteSearchers, for tests
+	_            [cacheLine - 16]byte
 
-	// mu protects idle, each worker's idleIdx, and the sleeping half of
-	// ctl (which is also updated atomically, for lock-free readers).
-	mu   sync.Mutex
-	idle []*Worker
+	// Read-mostly: set at creation, or once at Close.
+	workers []*Worker
+	inj     injector
+	name    string
+	closed  atomic.Bool
+	_       [cacheLine - 24 - 32 - 16 - 4]byte
 
-	closed     atomic.Bool
-	inflight   atomic.Int64  // external submissions between their closed check and their push
-	active     atomic.Int64  // workers running a task from their main loop
-	submitted  atomic.Uint64 // tasks submitted from outside (Stats)
+	// Written once per external submission.
+	inflight  atomic.Int64  // external submissions between their closed check and their push
+	submitted atomic.Uint64 // tasks submitted from outside (Stats)
+	_         [cacheLine - 16]byte
+
 	closeOnce  sync.Once
 	goroutines sync.WaitGroup // every carrier goroutine of every worker
 
@@ -54,16 +62,9 @@ func New(cfg Config) *Pool {
 	cfg.check()
 	n := cfg.Workers
 	p := &Pool{
-		workers:      make([]*Worker, n),
-		maxSearching: uint32(max(1, n/2)),
-		// About two passes over every queue (the injector and the n-1
-		// other deques) per round of searching before yielding: enough to
-		// catch work that is about to appear, short enough that an idle
-		// worker gets off the CPU within microseconds.
-		spinRounds: 2 * (n + 1),
-		name:       cfg.Name,
-		idle:       make([]*Worker, 0, n),
-		carriers:   make(map[int64]*carrier),
+		workers:  make([]*Worker, n),
+		name:     cfg.Name,
+		carriers: make(map[int64]*carrier),
 	}
 	p.inj.init(min(n, 16))
 	for i := range p.workers {
@@ -74,7 +75,6 @@ func New(cfg Config) *Pool {
 			wake:       make(chan struct{}, 1),
 			rng:        rand.Uint64() | 1,
 			lastVictim: -1,
-			idleIdx:    -1,
 			labels:     pprof.WithLabels(context.Background(), pprof.Labels("fj.pool", cfg.Name, "fj.worker", strconv.Itoa(i))),
 			regionName: cfg.Name + " worker " + strconv.Itoa(i),
 		}
@@ -125,11 +125,12 @@ func (p *Pool) Closed() bool { return p.closed.Load() }
 // microsecond-scale) can afford and the fork path cannot. While no task of
 // p is in progress the answer is known without it.
 func (p *Pool) Caller() *Worker {
-	// active counts main-loop tasks in progress, parked ones included,
-	// and a task of p that calls us is one of them: it incremented active
-	// before it started, on this very goroutine, so a zero here means the
-	// caller is not inside a task of p.
-	if p.active.Load() == 0 {
+	// Each worker counts its main-loop tasks in progress, parked ones
+	// included, and a task of p that calls us is one of them: its
+	// worker's count was incremented before it started, on this very
+	// goroutine, and only its end brings it back down. So if every count
+	// reads zero here, the caller is not inside a task of p.
+	if p.idleNow() {
 		return nil
 	}
 	g := goid()
@@ -196,7 +197,7 @@ func (p *Pool) Submit(t *Task) {
 	p.inj.push(rand.Uint32(), t)
 	p.inflight.Add(-1)
 	p.submitted.Add(1)
-	p.notify()
+	p.notify(nil)
 }
 
 // Wait blocks the calling goroutine until e is set. It is
@@ -210,7 +211,7 @@ func (p *Pool) Wait(e Event) {
 	for !e.IsSet() {
 		// Register, re-check, park: the event's setter either sees our
 		// node or we see it set (see Latch and Counter).
-		if !e.addWaiter(&waiter{wake: ch}) || e.IsSet() {
+		if !e.addWaiter(&waiter{w: chanWaker(ch)}) || e.IsSet() {
 			return
 		}
 		<-ch

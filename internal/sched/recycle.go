@@ -16,7 +16,10 @@ package sched
 // Only the goroutine running w's current task may call it.
 func Reuse[T any](w *Worker) *T {
 	t := w.dq.Spare()
-	if t == nil || !t.free {
+	if t == nil || !t.free || t.spilled {
+		// A spilled task (moved to the injector by overflow, then
+		// claimed back by its join) may still have a dead entry there,
+		// which must keep finding it claimed: never reuse it.
 		return nil
 	}
 	x, ok := any(t.r).(*T)

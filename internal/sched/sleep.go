@@ -1,53 +1,122 @@
 package sched
 
 // The sleep protocol. sleep.md next to this file explains the states, the
-// protocol and why no wake-up is lost; the comments here point at its steps.
+// protocol and why no wake-up is lost; the comments here point at its steps
+// (P1, S1, ... and the rules U1-U4 of the searching count).
 
-// The control word pool.ctl: sleeping workers in the high half, searching
-// workers in the low half.
+// The control word pool.ctl, three counts of workers:
+//
+//	bits  0-19  searching: scanning the queues (rule U1 in sleep.md)
+//	bits 20-39  sleeping: between their announcement (S1) and leaving the
+//	            sleep (S5), each counted by itself
+//	bits 40-59  waiting: searchers that found nothing and wait a moment
+//	            for a publisher's news before they look again (N1)
+//
+// Each count is changed only by Adds and CASes that never take it below
+// zero (see sleep.md, "Counts"), so a field never borrows from the next.
 const (
-	searchingOne = 1
-	sleepingOne  = 1 << 32
+	searchingOne  = 1
+	sleepingOne   = 1 << 20
+	waitingOne    = 1 << 40
+	countMask     = 1<<20 - 1
+	searchingMask = countMask
 
-	// Two's-complement deltas for ctl.Add.
-	minusSearching      = ^uint64(0)               // searching - 1
-	minusSleeping       = ^uint64(sleepingOne - 1) // sleeping - 1
-	sleepingToSearching = searchingOne + minusSleeping
+	minusSearching = ^uint64(0) // searching - 1, as a two's-complement delta
+	minusSleeping  = ^uint64(sleepingOne - 1)
+
+	searchingToWaiting = waitingOne - searchingOne
+	waitingToSearching = ^uint64(searchingToWaiting - 1)
 )
 
-func searchingOf(c uint64) uint32 { return uint32(c) }
-func sleepingOf(c uint64) uint32  { return uint32(c >> 32) }
+func searchingOf(c uint64) uint32 { return uint32(c) & countMask }
+func sleepingOf(c uint64) uint32  { return uint32(c>>20) & countMask }
+func waitingOf(c uint64) uint32   { return uint32(c>>40) & countMask }
+
+// The values of Worker.sleepState.
+const (
+	awake   = 0 // running, searching, or between S1 and S3's store
+	asleep  = 1 // announced and re-checking or parked: a waker may claim it
+	claimed = 2 // a waker claimed it and counted it as searching (U2)
+)
 
 // notify is called after work has been published (pushed on a deque or the
-// injector, by a sequentially consistent store). If no worker is searching
-// and some are asleep, it wakes one. This load of ctl is the publisher's
-// half of the protocol (step P2 in sleep.md); it is the only cost of the
-// protocol on the fork path when workers are busy.
-func (p *Pool) notify() {
-	// c != 0 with an empty low half: somebody sleeps, nobody searches.
-	// (Written this way to stay within the inliner's budget: this runs
-	// on every fork.)
-	if c := p.ctl.Load(); c != 0 && uint32(c) == 0 {
-		p.wakeOne()
+// injector, by a sequentially consistent store: step P1). This load of ctl
+// is step P2; it is the only cost of the protocol on the fork path while
+// some worker searches, or none is idle.
+func (p *Pool) notify(from *Worker) {
+	// Nobody searches, and somebody sleeps or waits for news. Worker.Spawn
+	// has its own copy of this test, so that the common case costs no
+	// call on the fork path.
+	if c := p.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
+		p.notifySlow(from)
 	}
 }
 
-// wakeOne wakes the most recently parked worker, counting it as searching
-// on its behalf, unless a worker is searching already (another publisher
-// got here first) or nobody sleeps.
-func (p *Pool) wakeOne() {
-	p.mu.Lock()
+// notifySlow is the rest of step P2. from is the publishing worker, or nil
+// for a goroutine outside the pool.
+func (p *Pool) notifySlow(from *Worker) {
 	c := p.ctl.Load()
-	if searchingOf(c) == 0 && len(p.idle) != 0 {
-		w := p.idle[len(p.idle)-1]
-		p.idle = p.idle[:len(p.idle)-1]
-		w.idleIdx = -1
-		// The woken worker is searching from now on, so further
-		// publishers do not wake more workers until it has looked.
-		p.ctl.Add(sleepingToSearching)
-		w.signal()
+	switch {
+	case searchingOf(c) != 0:
+	case waitingOf(c) != 0:
+		// P3: a waiting searcher will look again as soon as it sees the
+		// news; no need to wake anybody.
+		p.news.Add(1)
+	case sleepingOf(c) != 0:
+		p.wakeOne(true, from)
 	}
-	p.mu.Unlock()
+}
+
+// wakeOne wakes a sleeping worker and counts it as searching on its
+// behalf, so that further publishers see a searcher and wake nobody. With
+// onlyIfNone, it gives up as soon as it sees a searcher or a waiting one
+// (a publisher's wake, P2; another publisher got there first). It reports
+// whether it woke a worker. from is the worker on whose behalf it wakes
+// (nil: a goroutine outside the pool), for the wake chain's length.
+func (p *Pool) wakeOne(onlyIfNone bool, from *Worker) bool {
+	for {
+		c := p.ctl.Load()
+		if sleepingOf(c) == 0 || (onlyIfNone && (searchingOf(c) != 0 || waitingOf(c) != 0)) {
+			return false
+		}
+		// U2: count the searcher first, then claim a sleeper for it.
+		// The unit is ours until the claim hands it on.
+		if p.ctl.CompareAndSwap(c, c+searchingOne) {
+			p.noteSearchers(c + searchingOne)
+			break
+		}
+	}
+	if w := p.claimSleeper(); w != nil {
+		w.recordWakeDepth(from)
+		w.signal()
+		return true
+	}
+	// U3: nobody could be claimed: every worker counted as sleeping has
+	// not stored asleep yet (it re-checks every queue after that store,
+	// S2) or is leaving its sleep (S5, and then searches or sleeps
+	// again). Give the unit back.
+	p.ctl.Add(minusSearching)
+	return false
+}
+
+// claimSleeper claims a worker that is asleep (sleepState asleep → claimed)
+// and returns it, or returns nil if it finds none. The scan starts at a
+// rotating position so that wakers spread over the sleepers; it costs a
+// load per worker it passes, only on the wake path.
+func (p *Pool) claimSleeper() *Worker {
+	ws := p.workers
+	n := uint32(len(ws))
+	start := p.wakeHint.Add(1)
+	for i := uint32(0); i < n; i++ {
+		w := ws[(start+i)%n]
+		// Sequentially consistent load and CAS: a sleeper whose store of
+		// asleep comes after this load re-checks every queue after it
+		// (S2), so skipping it here loses nothing.
+		if w.sleepState.Load() == asleep && w.sleepState.CompareAndSwap(asleep, claimed) {
+			return w
+		}
+	}
+	return nil
 }
 
 // signal gives w a wake-up token; see waiter.signal.
@@ -58,31 +127,39 @@ func (w *Worker) signal() {
 	}
 }
 
-// startSearching makes w a searching worker unless half the workers (at
-// least one) are searching already.
+// startSearching makes w a searching worker (U1) unless searchers are
+// already at least half the workers that are not asleep: as the Go
+// runtime limits spinning Ms to half the busy Ps, searchers must not
+// outnumber the workers that could be producing work for them. At least
+// one worker may always search.
 func (w *Worker) startSearching() {
 	if w.searching {
 		return
 	}
 	p := w.pool
+	n := uint32(len(p.workers))
 	for {
 		c := p.ctl.Load()
-		if searchingOf(c) >= p.maxSearching {
+		if s := searchingOf(c) + waitingOf(c); s != 0 && 2*s >= n-sleepingOf(c) {
 			return
 		}
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
 			w.searching = true
+			p.noteSearchers(c + searchingOne)
 			return
 		}
 	}
 }
 
-// stopSearching ends w's search. If w was the last searcher and workers are
-// asleep, one is woken when work may remain: always when w found work
-// (where there was one task there are often more), otherwise only if some
-// queue is non-empty. Without this, work published while w was searching
-// (whose publisher therefore woke nobody) could wait behind a worker that
-// went back to its own business (step S4 in sleep.md).
+// stopSearching ends w's search (U4). If w found work, it wakes sleepers
+// to search in its place, up to two while searchers are fewer than half
+// the workers awake: where there was one task there are often more, and
+// each worker woken this way wakes up to two more when it finds work, so
+// that a burst of work wakes n workers in O(log n) wake-up latencies in
+// sequence rather than n. If w found nothing (it stops to hand the worker
+// to a resumed task), it wakes one only if it was the last searcher and
+// some queue is non-empty. Either way, the last searcher to stop while
+// work it may not have seen is queued hands on the duty to search (S4).
 func (w *Worker) stopSearching(found bool) {
 	if !w.searching {
 		return
@@ -90,83 +167,107 @@ func (w *Worker) stopSearching(found bool) {
 	w.searching = false
 	p := w.pool
 	c := p.ctl.Add(minusSearching)
-	if searchingOf(c) == 0 && sleepingOf(c) != 0 && (found || p.hasWork()) {
-		p.wakeOne()
+	if sleepingOf(c) == 0 {
+		return
 	}
+	if !found {
+		if searchingOf(c) == 0 && p.hasWork() {
+			p.wakeOne(true, w)
+		}
+		return
+	}
+	for k := rampWakes(c, uint32(len(p.workers))); k > 0; k-- {
+		if !p.wakeOne(false, w) {
+			return
+		}
+	}
+}
+
+// rampWakes is how many sleepers a searcher that found work wakes (S4),
+// given ctl after it stopped searching and the worker count n: up to two,
+// while searchers and waiters stay fewer than half the workers awake, and
+// always one if it was the last searcher and somebody sleeps.
+func rampWakes(c uint64, n uint32) int {
+	s, l := searchingOf(c)+waitingOf(c), sleepingOf(c)
+	k := 0
+	for k < 2 && l > 0 && (s == 0 || 2*s < n-l) {
+		k++
+		s++
+		l--
+	}
+	return k
 }
 
 // sleep parks the worker's holder until it is woken: by a publisher
 // (wakeOne), by a parked task of w's becoming resumable, or by Close. It
 // returns early, without parking, if its re-check finds work, a resumable
-// task, or the pool closed with nothing running. Either way the caller
-// goes back to searching; w.searching tells whether a waker has already
-// counted w as a searcher.
-func (w *Worker) sleep() {
+// task, or the pool closed with nothing running; it reports whether it
+// returned for that reason (and so should look for the work at once).
+// Either way the caller goes back to searching; w.searching tells whether
+// a waker has counted w as a searcher.
+func (w *Worker) sleep() (cancelled bool) {
 	p := w.pool
 
-	// S1: announce. Joining the idle list and moving from "searching" to
-	// "sleeping" in ctl is one sequentially consistent RMW, done under mu
-	// so that the list and the count agree for wakeOne.
-	p.mu.Lock()
-	w.idleIdx = len(p.idle)
-	p.idle = append(p.idle, w)
+	// S1: announce. One sequentially consistent Add moves w from the
+	// searching count (if it was counted) to the sleeping count; the
+	// store of asleep after it makes w claimable by wakers.
 	delta := uint64(sleepingOne)
 	if w.searching {
 		w.searching = false
-		delta -= searchingOne
+		delta += minusSearching
 	}
 	p.ctl.Add(delta)
-	p.mu.Unlock()
+	w.sleepState.Store(asleep)
 
 	// S2: re-check everything that could end the sleep. Every check is a
-	// sequentially consistent load made after the announcement, so work
-	// published before a publisher read ctl (and saw nobody to wake), or
-	// a task made resumable before we announced, is seen here.
-	if p.hasWork() || w.nResumable.Load() != 0 || (p.closed.Load() && p.active.Load() == 0) {
-		w.cancelSleep()
-		return
+	// sequentially consistent load made after the store of asleep, so
+	// work published before a publisher read ctl or scanned the sleep
+	// states (and found nobody to wake), or a task made resumable before
+	// we announced, is seen here.
+	if p.hasWork() || w.resumePending() || (p.closed.Load() && p.idleNow()) {
+		w.leaveSleep(false)
+		return true
 	}
 
-	// S3: park. A token sent since S1 (by wakeOne, resume or Close) is
-	// buffered in the channel, so this returns at once.
+	// S3: park. A token sent since S1 (by a waker that claimed w, by
+	// resume or by Close) is buffered in the channel, so this returns at
+	// once.
 	w.c.Sleeps++
 	w.publish()
 	<-w.wake
 	w.c.Wakeups++
-	w.leaveIdle()
+	w.leaveSleep(true)
+	return false
 }
 
-// cancelSleep undoes an announcement whose re-check found a reason to stay
-// awake.
-func (w *Worker) cancelSleep() {
-	w.leaveIdle()
-	// If a waker chose us between S1 and now, its token is still in the
-	// channel; drop it rather than take a spurious wake-up later. (A token
-	// from an event's setter may be dropped too: we are awake and about to
-	// re-check that event anyway.)
-	select {
-	case <-w.wake:
-	default:
-	}
-}
-
-// leaveIdle takes w off the idle list if it is still there (woken by a
-// resumed task, by Close or not at all). If it is not, wakeOne took it off and
-// counted it as searching, and it is one now.
-func (w *Worker) leaveIdle() {
+// leaveSleep is step S5: w stops being asleep, after it woke (woken) or
+// cancelled its sleep in S2. It takes itself off the sleeping count; if a
+// waker claimed it meanwhile, it holds the waker's searching unit now.
+func (w *Worker) leaveSleep(woken bool) {
 	p := w.pool
-	p.mu.Lock()
-	if i := w.idleIdx; i >= 0 {
-		last := p.idle[len(p.idle)-1]
-		p.idle[i] = last
-		last.idleIdx = i
-		p.idle = p.idle[:len(p.idle)-1]
-		w.idleIdx = -1
-		p.ctl.Add(minusSleeping)
+	if w.sleepState.CompareAndSwap(asleep, awake) {
+		// Nobody claimed us. A token in the channel now is stale (a
+		// resume or Close token whose cause we are about to re-check
+		// anyway): drop it rather than take a spurious wake-up later.
+		if !woken {
+			select {
+			case <-w.wake:
+			default:
+			}
+		}
 	} else {
+		// Claimed: the waker counted us as searching (U2) and sends a
+		// token right after its claim. Take that token now if we have
+		// not woken by it, so that it does not cut a later sleep short.
+		// It always comes: the waker's send either fills the empty
+		// channel or finds a token there already.
+		w.sleepState.Store(awake)
 		w.searching = true
+		if !woken {
+			<-w.wake
+		}
 	}
-	p.mu.Unlock()
+	p.ctl.Add(minusSleeping)
 }
 
 // hasWork reports whether any queue looks non-empty: the injector or any
@@ -185,30 +286,92 @@ func (p *Pool) hasWork() bool {
 	return false
 }
 
+// idleNow reports whether no task of the pool is in progress: none running
+// in any worker's main loop, and none parked. Each worker counts its own
+// (inProgress), so no task writes a pool-global word; this sums them.
+func (p *Pool) idleNow() bool {
+	for _, w := range p.workers {
+		if w.inProgress.Load() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // quiescent reports, once Close has begun, whether a worker may exit: no
 // task is running (one could still fork work for the others to steal), no
 // external submission is in flight and no queue holds work.
 func (p *Pool) quiescent() bool {
-	return p.active.Load() == 0 && p.inflight.Load() == 0 && !p.hasWork()
+	return p.idleNow() && p.inflight.Load() == 0 && !p.hasWork()
 }
 
-// taskDone ends a main-loop task. The last one to end after Close has begun
-// wakes every idle worker, so that they re-check whether they may exit: an
-// idle worker that saw running work parks instead of exiting (S2), and this
-// is the wake-up it waits for. If the decrement comes before Close's store
+// taskStart and taskDone bracket a main-loop task on w (see inProgress).
+// After Close has begun, the task whose end leaves no task in progress
+// wakes every worker, so that they re-check whether they may exit: an idle
+// worker that saw running work parks instead of exiting (S2), and this is
+// the wake-up it waits for. Two tasks ending at once both see the other's
+// decrement or one of them does: each decrements, then loads every count,
+// all sequentially consistent. If the decrement comes before Close's store
 // of closed, Close's own wakeAll does the job.
-func (p *Pool) taskDone() {
-	if p.active.Add(-1) == 0 && p.closed.Load() {
+func (w *Worker) taskStart() { w.inProgress.Add(1) }
+
+func (w *Worker) taskDone() {
+	w.inProgress.Add(-1)
+	if p := w.pool; p.closed.Load() && p.idleNow() {
 		p.wakeAll()
 	}
 }
 
-// wakeAll sends a token to every worker on the idle list. They stay on it
-// (and counted as sleeping) until they run leaveIdle themselves.
+// wakeAll sends a token to every worker that is asleep (or claimed), so
+// that it wakes and re-checks. A worker it skips stored asleep after this
+// load of its state, and re-checks closed and idleNow after that store
+// (S2); the caller changed what those read before calling.
 func (p *Pool) wakeAll() {
-	p.mu.Lock()
-	for _, w := range p.idle {
-		w.signal()
+	for _, w := range p.workers {
+		if w.sleepState.Load() != awake {
+			w.signal()
+		}
 	}
-	p.mu.Unlock()
+}
+
+// recordWakeDepth notes, the first time a waker claims w, how many
+// wake-ups in sequence it took to get to w: one more than it took to get
+// to the worker that woke it (from; none for a goroutine outside the
+// pool, or for a worker that has not been woken since it started). The
+// pool keeps the maximum, which tests read to check that a burst of work
+// on an idle pool wakes its n workers in O(log n) wake-up latencies in
+// sequence (S4), not n. Only first wake-ups count: later ones would chain
+// on for as long as the pool runs. It costs a load (and the first time a
+// store and a CAS) on the wake path only.
+func (w *Worker) recordWakeDepth(from *Worker) {
+	if w.wakeDepth.Load() != 0 {
+		return
+	}
+	d := uint32(1)
+	if from != nil {
+		d += from.wakeDepth.Load()
+	}
+	if !w.wakeDepth.CompareAndSwap(0, d) {
+		return
+	}
+	p := w.pool
+	for {
+		m := p.maxWakeDepth.Load()
+		if d <= m || p.maxWakeDepth.CompareAndSwap(m, d) {
+			return
+		}
+	}
+}
+
+// noteSearchers keeps the largest number of searchers and waiters seen
+// when one was added (c is ctl right after), for tests of the cap (U1).
+// It costs a load on the search path only.
+func (p *Pool) noteSearchers(c uint64) {
+	s := searchingOf(c) + waitingOf(c)
+	for {
+		m := p.maxSearchers.Load()
+		if s <= m || p.maxSearchers.CompareAndSwap(m, s) {
+			return
+		}
+	}
 }

@@ -13,6 +13,10 @@ type Counters struct {
 	Sleeps       uint64
 	Wakeups      uint64
 	Parks        uint64
+	// Parked is a gauge, not a counter: the tasks of the worker parked
+	// in a wait right now (resumable ones included). The owner's working
+	// copy does not use it; Snapshot reads Worker.parked.
+	Parked uint64
 }
 
 // counters is the owner-only working copy of a worker's Counters. A worker
@@ -52,6 +56,7 @@ func (p *Pool) Snapshot() (workers []Counters, submitted uint64) {
 			Sleeps:       w.pub.sleeps.Load(),
 			Wakeups:      w.pub.wakeups.Load(),
 			Parks:        w.pub.parks.Load(),
+			Parked:       uint64(max(0, w.parked.Load())),
 		}
 	}
 	return workers, p.submitted.Load()

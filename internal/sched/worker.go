@@ -2,9 +2,9 @@ package sched
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/forkjoin/fj/deque"
 )
@@ -25,7 +25,7 @@ type Worker struct {
 	// Fixed at creation and read by other workers (thieves read dq,
 	// wakers use wake): kept apart from the owner's hot fields so that a
 	// searching thief does not pull the owner's cache line away on every
-	// fork.
+	// fork. layout_test.go checks the offsets.
 	pool *Pool
 	dq   *deque.Deque[Task]
 	wake chan struct{} // capacity 1; the holder parks on it when idle
@@ -34,25 +34,47 @@ type Worker struct {
 
 	// Owner-only state: touched only by the carrier holding the worker
 	// (see carrier.go), written on every fork or task.
-	rng        uint64   // xorshift state for victim selection
-	lastVictim int      // worker index of the last successful steal, or -1
-	tick       uint32   // counts lookups, for the periodic injector check
-	searching  bool     // counted in the searching half of pool.ctl
-	cur        *carrier // the carrier holding the worker
-	scope      *scope   // the Region of the task running, or nil
+	rng        uint64        // xorshift state for victim selection
+	lastVictim int           // worker index of the last successful steal, or -1
+	tick       uint32        // counts lookups, for the periodic injector check
+	debugTick  atomic.Uint32 // forks and joins of the current task, for the debug checks (debug.go)
+	searching  bool          // holds a unit of the searching count (sleep.md, U1)
+	cur        *carrier      // the carrier holding the worker
+	scope      *scope        // the Region of the task running, or nil
 	c          counters
-	_          [cacheLine - 40 - 64]byte
+	// inProgress counts the main-loop tasks started on w and not finished,
+	// parked ones included. Only w's holders write it (one at a time, the
+	// hand-offs order them), once before and once after each main-loop
+	// task: a write to a line the owner has anyway, instead of to a
+	// pool-global counter. Close (quiescent) and Caller sum it over the
+	// workers.
+	inProgress atomic.Int64
+	_          [cacheLine - 48 - unsafe.Sizeof(counters{}) - 8]byte
+
+	// sleepState is the worker's sleep state (awake, asleep, claimed; see
+	// sleep.go), written by the worker and by wakers claiming it, on the
+	// sleep and wake paths only: on a line of its own, so that neither
+	// the owner's hot fields nor the thieves' reads above share it.
+	sleepState atomic.Uint32
+	// wakeDepth is the length of the chain of wake-ups that led to the
+	// worker's first one (see recordWakeDepth), written by its waker.
+	wakeDepth atomic.Uint32
+	_         [cacheLine - 8]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
-	idleIdx    int               // w's index in pool.idle, or -1; under pool.mu
+	spill      []*Task           // owner only: overflow's batch, max(1, cap/2) long
+	pull       []*Task           // owner only: popInjector's batch, max(1, cap/2) long
+	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
 	holder     atomic.Int64    // goroutine id of the holding carrier (see setHolder)
-	debugTick  atomic.Uint32   // forks and joins of the current task, for the debug checks
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
+	// A whole number of lines, so that the next object on the heap does
+	// not share the last one (layout_test.go).
+	_ [32]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
@@ -83,19 +105,48 @@ func (w *Worker) Spawn(t *Task) {
 	if debugChecks {
 		w.checkHolderSampled("fork")
 	}
-	t.scope = w.scope
+	if t.scope != w.scope {
+		// Usually both are nil, or the same Region's: a recycled task
+		// keeps its scope, and skipping the store skips its write
+		// barrier while the GC runs, which fine-grained forking keeps
+		// busy.
+		t.scope = w.scope
+	}
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
-	w.pool.notify()
+	// P2, as in Pool.notify, written out so that the common case costs no
+	// call.
+	if c := w.pool.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
+		w.pool.notifySlow(w)
+	}
 }
 
-// overflow puts a task that did not fit on w's deque on the injector. The
-// owner can still take it back (see TakeBack).
+// overflow handles a fork that found w's deque full: it moves the oldest
+// half of the deque to the injector in one batch (one CAS on the deque's
+// top, one locked push), as the Go runtime's runqputslow does, and pushes
+// t where they were. A full deque thus costs one locked operation per
+// half a deque of forks, not one per fork, and the oldest, largest pieces
+// become visible to every worker. The moved tasks are marked spilled
+// before the injector publishes them: their owner's joins can still claim
+// them back (see TakeBack), and they are never reused (see Reuse). A deque
+// of capacity 1 has no half to move: t itself goes to the injector.
 func (w *Worker) overflow(t *Task) {
-	w.c.Overflows++
-	t.spilled = true
-	w.pool.inj.push(uint32(w.id), t)
+	if w.spill == nil {
+		w.spill = make([]*Task, max(1, w.dq.Cap()/2))
+	}
+	k := w.dq.TakeOldest(w.spill)
+	batch := w.spill[:k]
+	for _, x := range batch {
+		x.spilled = true
+	}
+	if k == 0 || !w.dq.Push(t) {
+		t.spilled = true
+		batch = append(batch, t) // k == 0 here: within w.spill
+	}
+	w.c.Overflows += uint64(len(batch))
+	w.pool.inj.pushBatch(uint32(w.id), batch)
+	clear(batch) // do not keep the tasks reachable from here
 }
 
 // TakeBack pops the task at the bottom of w's deque and reports whether it
@@ -183,12 +234,14 @@ func (w *Worker) WaitFor(e Event) {
 	for i := 0; !e.IsSet(); i++ {
 		if i < waitSpins {
 			// Most waits at the leaves of a computation end within
-			// a microsecond or two; parking costs about as much.
-			runtime.Gosched()
+			// a microsecond or two; parking costs about as much. Spin
+			// on the event's load: runtime.Gosched would take the Go
+			// scheduler's global lock and queue us on its global run
+			// queue, every time.
 			continue
 		}
 		c := w.cur
-		n := &waiter{c: c}
+		n := &waiter{w: c}
 		if !e.addWaiter(n) {
 			return // a latch, set meanwhile
 		}
@@ -199,15 +252,18 @@ func (w *Worker) WaitFor(e Event) {
 			return
 		}
 		s := w.scope // other carriers run other tasks meanwhile
+		w.parked.Add(1)
 		w.handOff(c)
 		c.awaitTurn()
 		w.setHolder(c)
+		w.parked.Add(-1)
 		w.scope = s
 	}
 }
 
-// waitSpins is the number of yields WaitFor makes before parking.
-const waitSpins = 16
+// waitSpins is the number of loads of the event WaitFor makes before it
+// parks: about a microsecond.
+const waitSpins = 512
 
 // execute runs t on w, unless it is a spilled task its owner took back.
 func (w *Worker) execute(t *Task) {
@@ -231,71 +287,141 @@ func (w *Worker) execute(t *Task) {
 	t.r.Run(w)
 }
 
-// next returns the next task for w: its own deque's newest, except every
-// injectorEvery lookups when the injector comes first; otherwise it
-// searches. It returns nil when the pool has shut down and no work is
-// left, or when a parked task of w's has become resumable.
-func (w *Worker) next() *Task {
-	w.tick++
-	if w.tick%injectorEvery == 0 {
-		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
-			w.c.InjectorPops++
-			return t
-		}
-	}
-	if t := w.dq.Pop(); t != nil {
-		return t
-	}
-	return w.search()
-}
-
-// search looks for work in the injector and other workers' deques, and
-// sleeps when it finds none; see sleep.md for the protocol.
-func (w *Worker) search() *Task {
+// search is the holder's idle sub-machine (sleep.md: searching, waiting,
+// sleepy, asleep): it looks for work in the injector and other workers'
+// deques, and sleeps when it finds none. It returns a task to run (with
+// running), or nil with the state the holder goes to next: handingOff when
+// a parked task of w's has become resumable, exiting when the pool has
+// shut down and no work is left.
+func (w *Worker) search() (*Task, holderState) {
 	p := w.pool
 	w.publish()
+	look := false // whether to make a pass even when not searching
 	for {
 		w.startSearching()
-		rounds := 1
 		if w.searching {
-			rounds = p.spinRounds + yieldRounds
-		}
-		for r := 0; r < rounds; r++ {
-			if w.nResumable.Load() != 0 {
-				w.stopSearching(false)
-				return nil // let the caller hand w to the resumable task
-			}
-			if t := w.findWork(); t != nil {
+			if t := w.searchPasses(); t != nil {
 				w.stopSearching(true)
-				return t
+				return t, running
 			}
-			if r >= p.spinRounds {
-				runtime.Gosched()
+		} else {
+			// Searchers are at their cap: leave the deques to them.
+			// The injector is cheap to look at, and a cancelled sleep
+			// (S2 saw work) deserves one look everywhere.
+			if t := w.popInjector(); t != nil {
+				return t, running
 			}
+			if look {
+				if t := w.steal(); t != nil {
+					return t, running
+				}
+			}
+		}
+		if w.resumePending() {
+			w.stopSearching(false)
+			return nil, handingOff
 		}
 		if p.closed.Load() && p.quiescent() {
 			w.stopSearching(false)
-			return nil // the pool is shutting down and no work is left
+			return nil, exiting
 		}
-		w.sleep()
+		look = w.sleep()
 	}
 }
 
-// yieldRounds is the number of search rounds, after the spinning ones, that
-// end with runtime.Gosched before the worker goes to sleep: a yield is
-// cheap when nothing else wants the CPU and lets other goroutines (the
-// submitter, often) run when something does.
-const yieldRounds = 4
+// searchRounds bounds a searcher's passes over the queues per search: the
+// first at once, the others only when a publisher has announced new work
+// meanwhile (awaitNews). A pass probes each of the n-1 other deques once,
+// so a search makes at most searchRounds×(n-1) failed steal attempts, and
+// an idle episode (search, then sleep) is O(n), like the Go scheduler's
+// four passes over the other Ps.
+const searchRounds = 4
+
+// searchPasses makes up to searchRounds passes over the injector and the
+// other workers' deques. It returns nil when they found nothing, or when a
+// parked task of w's has become resumable.
+func (w *Worker) searchPasses() *Task {
+	for r := 0; ; r++ {
+		if w.resumePending() {
+			return nil
+		}
+		if t := w.findWork(); t != nil {
+			return t
+		}
+		if r+1 == searchRounds || !w.awaitNews() {
+			return nil
+		}
+	}
+}
+
+// awaitNews is step N1: w, a searcher that found nothing, moves its unit
+// from the searching count to the waiting count and spins on loads of
+// pool.news until a publisher bumps it (P3: a publisher that sees nobody
+// searching and somebody waiting does), for about a microsecond or two;
+// then it moves back to searching. It reports whether news came, or a
+// parked task became resumable, meanwhile. While a searcher waits, the
+// first publisher pays one atomic add (P3) instead of nothing; while one
+// searches, publishers pay nothing.
+func (w *Worker) awaitNews() bool {
+	p := w.pool
+	// Read the epoch before registering, so that news that follows the
+	// registration is seen.
+	e := p.news.Load()
+	p.ctl.Add(searchingToWaiting)
+	got := false
+	for i := 1; i <= newsSpins; i++ {
+		if p.news.Load() != e || (i%64 == 0 && w.resumePending()) {
+			got = true
+			break
+		}
+	}
+	p.ctl.Add(waitingToSearching)
+	return got
+}
+
+// newsSpins is the number of loads of pool.news awaitNews makes: a
+// microsecond or two, about what waking a parked worker costs the waker.
+const newsSpins = 2048
 
 // findWork makes one pass over the injector and the other workers' deques.
 func (w *Worker) findWork() *Task {
-	p := w.pool
-	// Rotate the first bucket, so that no bucket is always looked at last.
-	if t := p.inj.pop(uint32(w.id) + w.tick); t != nil {
-		w.c.InjectorPops++
+	if t := w.popInjector(); t != nil {
 		return t
 	}
 	return w.steal()
+}
+
+// popInjector takes a task from the injector for w, whose deque is empty,
+// rotating the first bucket so that no bucket is always looked at last.
+// It takes a batch when the bucket holds more (up to half of it, and of
+// w's deque, see popBatch) and pushes the rest on w's deque, where w runs
+// them next and other workers can steal them, instead of taking the
+// bucket's lock once per task.
+func (w *Worker) popInjector() *Task {
+	if w.pull == nil {
+		w.pull = make([]*Task, max(1, w.dq.Cap()/2))
+	}
+	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Len()))
+	k := w.pool.inj.popBatch(uint32(w.id)+w.tick, w.pull[:room])
+	if k == 0 {
+		return nil
+	}
+	w.c.InjectorPops += uint64(k)
+	t := w.pull[0]
+	if k > 1 {
+		for _, x := range w.pull[1:k] {
+			if !w.dq.Push(x) {
+				// Not expected (only thieves touch the deque, and
+				// they make room): give it back rather than lose it.
+				w.c.InjectorPops--
+				w.pool.inj.push(uint32(w.id), x)
+			}
+		}
+		// P1 was the pushes: publish them to sleepers (P2).
+		w.pool.notify(w)
+	}
+	clear(w.pull[:k])
+	return t
 }
 
 // steal tries every other worker's deque once, the last victim that paid

@@ -1,0 +1,43 @@
+package deque
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// The deque's fields are laid out by who writes them (see the Deque type):
+// a field added later must not land on another side's line.
+func TestLayout(t *testing.T) {
+	var d Deque[int]
+	for _, f := range []struct {
+		name      string
+		off, want uintptr
+	}{
+		{"top", unsafe.Offsetof(d.top), 0},
+		{"bottom", unsafe.Offsetof(d.bottom), cacheLine},
+		{"mask", unsafe.Offsetof(d.mask), cacheLine + 8},
+		{"slots", unsafe.Offsetof(d.slots), cacheLine + 16},
+		{"topCache", unsafe.Offsetof(d.topCache), 2 * cacheLine},
+	} {
+		if f.off != f.want {
+			t.Errorf("offset of %s = %d, want %d", f.name, f.off, f.want)
+		}
+	}
+	if end := unsafe.Offsetof(d.slots) + unsafe.Sizeof(d.slots); end > 2*cacheLine {
+		t.Errorf("the owner's published fields end at %d, past their line (%d)", end, 2*cacheLine)
+	}
+	// A whole number of lines: the next object on the heap starts on a
+	// line of its own, so two workers' deques never share one (a thief's
+	// CAS on one's top would evict the other's bottom).
+	if size := unsafe.Sizeof(d); size != 3*cacheLine {
+		t.Errorf("Sizeof(Deque) = %d, want %d", size, 3*cacheLine)
+	}
+	// Go's allocator puts objects of this size at multiples of it within
+	// page-aligned spans, so they start on a line boundary. The language
+	// does not promise it; report rather than fail if a runtime does not.
+	for i := 0; i < 8; i++ {
+		if a := uintptr(unsafe.Pointer(New[int](16))); a%cacheLine != 0 {
+			t.Logf("a Deque allocated at %#x, not on a %d-byte boundary", a, cacheLine)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package sched
+
+import "runtime/trace"
+
+// The holder's state machine. A worker is run by one carrier goroutine at
+// a time, its holder (carrier.go); this is the loop that holder runs, and
+// every state a worker can be in is one of these, or one of the idle
+// sub-states that search and sleep go through (sleep.md: searching,
+// waiting, sleepy, asleep), which are counted in pool.ctl:
+//
+//	running     between tasks or running one. Its own deque first (the
+//	            injector every injectorEvery lookups); a task found is run
+//	            and the holder comes back here. With its deque empty it
+//	            goes to searching.
+//	searching   search (worker.go) and sleep (sleep.go): passes over the
+//	            other queues, waiting for news, sleepy, asleep. It comes
+//	            back with a task (running), because a parked task of the
+//	            worker's became resumable (handingOff), or because the pool
+//	            shut down with nothing left (exiting).
+//	handingOff  a safe point, no task on this goroutine's stack: the holder
+//	            gives the worker to a resumable carrier and becomes a spare
+//	            (or exits, if there are spares enough); if it is handed the
+//	            worker again later, it resumes in running.
+//	exiting     publish the counters, dismiss the spares, end the goroutine.
+//
+// A task that waits (WaitFor) leaves this loop from inside running: its
+// carrier parks with the task on its stack and hands the worker to another
+// carrier, which enters hold afresh (carrier.md).
+type holderState uint8
+
+const (
+	running holderState = iota
+	searching
+	handingOff
+	exiting
+)
+
+// hold runs w's main loop on c, which holds w, until c gives w away for
+// good or the pool has shut down.
+func (w *Worker) hold(c *carrier) {
+	st := running
+	for {
+		switch st {
+		case running:
+			// The safe point between tasks.
+			if w.resumePending() {
+				st = handingOff
+				continue
+			}
+			if t := w.local(); t != nil {
+				w.runTask(t)
+				continue
+			}
+			st = searching
+		case searching:
+			var t *Task
+			if t, st = w.search(); t != nil {
+				w.runTask(t)
+			}
+		case handingOff:
+			switch w.yieldToResumable(c) {
+			case kept:
+			case spare:
+				if !c.awaitTurn() {
+					return
+				}
+				w.takeOver(c)
+			case exit:
+				return
+			}
+			st = running
+		case exiting:
+			w.publish()
+			w.dismissSpares()
+			return
+		}
+	}
+}
+
+// resumePending reports whether a parked task of w's has become
+// resumable, so that the holder must hand w back to it at its next safe
+// point. It is the one check every state makes: between tasks, in every
+// search pass and while waiting for news, and in the sleep re-check (S2),
+// after the announcement, which is what makes it safe against a holder
+// going to sleep (see resume).
+func (w *Worker) resumePending() bool { return w.nResumable.Load() != 0 }
+
+// local returns the next task from w's own deque, except every
+// injectorEvery lookups when the injector comes first, or nil.
+func (w *Worker) local() *Task {
+	w.tick++
+	if w.tick%injectorEvery == 0 {
+		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
+			w.c.InjectorPops++
+			return t
+		}
+	}
+	return w.dq.Pop()
+}
+
+// runTask runs a task of the main loop, counted in w's tasks in progress.
+func (w *Worker) runTask(t *Task) {
+	w.taskStart()
+	if debugChecks {
+		w.debugTick.Store(0) // a new task: its first forks are checked (debug.go)
+	}
+	if trace.IsEnabled() {
+		w.executeTraced(t)
+	} else {
+		w.execute(t)
+	}
+	w.taskDone()
+}

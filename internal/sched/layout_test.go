@@ -1,0 +1,50 @@
+package sched
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// The hot fields of a worker and of the pool are grouped into cache lines
+// by who writes them (see the Worker and Pool types): a field added later
+// must not move one group onto another's line.
+func TestLayout(t *testing.T) {
+	var w Worker
+	var p Pool
+	for _, f := range []struct {
+		name      string
+		off, want uintptr
+	}{
+		// Read by thieves and wakers, written by nobody after New.
+		{"Worker.pool", unsafe.Offsetof(w.pool), 0},
+		{"Worker.id", unsafe.Offsetof(w.id), 24},
+		// The holder's line: written on every fork or task.
+		{"Worker.rng", unsafe.Offsetof(w.rng), cacheLine},
+		// Written by the sleeper and by wakers.
+		{"Worker.sleepState", unsafe.Offsetof(w.sleepState), 2 * cacheLine},
+		// Rarely written.
+		{"Worker.pub", unsafe.Offsetof(w.pub), 3 * cacheLine},
+
+		// Loaded by every fork.
+		{"Pool.ctl", unsafe.Offsetof(p.ctl), 0},
+		{"Pool.wakeHint", unsafe.Offsetof(p.wakeHint), 8},
+		// Bumped by publishers while searchers wait on it.
+		{"Pool.news", unsafe.Offsetof(p.news), cacheLine},
+		// Read-mostly.
+		{"Pool.workers", unsafe.Offsetof(p.workers), 2 * cacheLine},
+		{"Pool.closed", unsafe.Offsetof(p.closed), 2*cacheLine + 72},
+		// Written by every external submission.
+		{"Pool.inflight", unsafe.Offsetof(p.inflight), 3 * cacheLine},
+		{"Pool.closeOnce", unsafe.Offsetof(p.closeOnce), 4 * cacheLine},
+	} {
+		if f.off != f.want {
+			t.Errorf("offset of %s = %d, want %d", f.name, f.off, f.want)
+		}
+	}
+	if size := unsafe.Sizeof(w); size%cacheLine != 0 {
+		t.Errorf("Sizeof(Worker) = %d, not a whole number of %d-byte lines: the next object on the heap would share its last line", size, cacheLine)
+	}
+	if end := unsafe.Offsetof(w.inProgress) + unsafe.Sizeof(w.inProgress); end > 2*cacheLine {
+		t.Errorf("the holder's fields end at %d, past their line", end)
+	}
+}
