@@ -49,7 +49,7 @@ func (f *Future[T]) Join(w *pool.Worker) T {
 	if !j.done.IsSet() {
 		sw := (*sched.Worker)(w)
 		if w == f.owner && sw.TakeBack(&j.Task) {
-			j.Run(sw) // records a panic and sets done, for later joins
+			j.runInline(sw) // records a panic and sets done, for later joins
 		} else {
 			sw.WaitFor(&j.done)
 		}

@@ -27,3 +27,30 @@ func (j *job[T]) Run(w *sched.Worker) {
 	}()
 	w.Try(&j.err, func() { j.res = j.f((*pool.Worker)(w)) })
 }
+
+// runInline runs the job on its forker's goroutine, which took it back
+// (Future.Join): like Run, but with one deferred call instead of Try's
+// two frames, since the caller is itself inside a task whose capture sees
+// whatever leaves here. As in Join, a nil recovered value (a Goexit, or a
+// nil panic under GODEBUG=panicnil=1) is raised again as a *PanicError: a
+// nil panic is thereby reported, and a Goexit resumes after the task's
+// capture recovers it (a recover cannot stop a Goexit).
+func (j *job[T]) runInline(w *sched.Worker) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		r := recover()
+		j.err = sched.Recovered(r)
+		j.f = nil
+		j.done.Set()
+		if r == nil {
+			panic(j.err)
+		}
+	}()
+	j.res = j.f((*pool.Worker)(w))
+	returned = true
+	j.f = nil
+	j.done.Set()
+}

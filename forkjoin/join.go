@@ -13,36 +13,22 @@ import (
 // back if nobody stole it and runs it inline too, so on a busy pool a Join
 // costs little more than two function calls. If fb was stolen, Join waits
 // for it without blocking w: the calling task parks and w runs other tasks
-// until fb has finished (see pool.Worker.WaitFor).
+// until fb has finished (see the pool package documentation, "Waiting").
 //
 // If fa or fb panics, Join waits until the other has finished (or drops fb
 // if it has not started yet), then panics with a *pool.PanicError carrying
 // the first panic's value and the stack where it happened.
-func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (A, B) {
+func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (a A, b B) {
 	if w == nil {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
 	if fa == nil || fb == nil {
 		panic("forkjoin: Join with a nil function")
 	}
-	a, b, pe := join((*sched.Worker)(w), fa, fb)
-	if pe != nil {
-		// A panic whose recovered value is nil (panic(nil) under
-		// GODEBUG=panicnil=1): join's deferred call stopped it, so only
-		// here, where control came back, can it be told from a Goexit.
-		panic(pe)
-	}
-	return a, b
-}
-
-// join is Join without the argument checks. It returns a non-nil nilPanic
-// only for a panic that recover reports as nil; every other panic leaves
-// through its deferred call, and a runtime.Goexit unwinds on through it.
-func join[A, B any](sw *sched.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (a A, b B, nilPanic *pool.PanicError) {
-	w := (*pool.Worker)(sw)
+	sw := (*sched.Worker)(w)
 	// In recursive code the job of the previous Join at this depth is
 	// waiting, finished, in the deque slot this one will use; see
-	// pool.Reuse. Then the caller's closure is the only allocation.
+	// sched.Reuse. Then the caller's closure is the only allocation.
 	j := sched.Reuse[job[B]](sw)
 	if j == nil {
 		j = &job[B]{}
@@ -69,13 +55,12 @@ func join[A, B any](sw *sched.Worker, fa func(w *pool.Worker) A, fb func(w *pool
 				sw.WaitFor(&j.done)
 			}
 		}
-		if r == nil {
-			// Either runtime.Goexit is unwinding (it goes on, and the
-			// enclosing task reports it) or a nil panic was just
-			// stopped, which Join raises again.
-			nilPanic = sched.Recovered(r)
-			return
-		}
+		// r == nil is ambiguous: runtime.Goexit is unwinding, or a
+		// panic(nil) under GODEBUG=panicnil=1 was just stopped. Raise a
+		// *PanicError either way. For the nil panic, that is its report.
+		// During a Goexit, the task's capture (sched.Try) recovers it and
+		// the runtime then resumes the Goexit (a recover cannot stop a
+		// Goexit), which the task reports as such.
 		panic(sched.Recovered(r))
 	}()
 
@@ -105,5 +90,5 @@ func join[A, B any](sw *sched.Worker, fa func(w *pool.Worker) A, fb func(w *pool
 		sched.Recycle(sw, &j.Task)
 	}
 	returned = true
-	return a, b, nil
+	return a, b
 }
