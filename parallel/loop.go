@@ -40,9 +40,10 @@ func For[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worke
 				}
 				m := min(n, pollEvery)
 				n -= m
-				for ; m > 0; m-- {
+				// end is at most hi, so it is representable in I
+				// (the addition wraps, if at all, back into range).
+				for end := i + I(m); i != end; i++ {
 					body(w, i)
-					i++
 				}
 			}
 		}
