@@ -29,28 +29,32 @@ func (j *job[T]) Run(w *sched.Worker) {
 }
 
 // runInline runs the job on its forker's goroutine, which took it back
-// (Future.Join): like Run, but with one deferred call instead of Try's
-// two frames, since the caller is itself inside a task whose capture sees
-// whatever leaves here. As in Join, a nil recovered value (a Goexit, or a
-// nil panic under GODEBUG=panicnil=1) is raised again as a *PanicError: a
-// nil panic is thereby reported, and a Goexit resumes after the task's
-// capture recovers it (a recover cannot stop a Goexit).
+// (Future.Join), and records how it ended as Run does: Try's two frames,
+// written out for this job so that no closure is made per join. protect
+// recovers a panic, any value; if control does not come back from it, a
+// runtime.Goexit is unwinding, reported as Try reports it.
 func (j *job[T]) runInline(w *sched.Worker) {
 	returned := false
 	defer func() {
-		if returned {
-			return
+		if !returned {
+			j.err = w.GoexitError()
 		}
-		r := recover()
-		j.err = sched.Recovered(r)
 		j.f = nil
 		j.done.Set()
-		if r == nil {
-			panic(j.err)
+	}()
+	j.err = j.protect(w)
+	returned = true
+}
+
+// protect runs j.f and returns its panic, if any (see sched.Protect).
+func (j *job[T]) protect(w *sched.Worker) (pe *pool.PanicError) {
+	normal := false
+	defer func() {
+		if !normal {
+			pe = sched.Recovered(recover())
 		}
 	}()
 	j.res = j.f((*pool.Worker)(w))
-	returned = true
-	j.f = nil
-	j.done.Set()
+	normal = true
+	return nil
 }

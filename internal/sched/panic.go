@@ -126,6 +126,12 @@ func (w *Worker) Try(perr **PanicError, f func()) {
 	done = true
 }
 
+// GoexitError returns the report for a task that a runtime.Goexit is
+// unwinding, as Try records it (ErrGoexit for the first task on the
+// goroutine, ErrAbortedByGoexit after that), for layers that detect the
+// Goexit themselves.
+func (w *Worker) GoexitError() *PanicError { return w.goexitError() }
+
 // goexitError returns the report for a task that a Goexit is unwinding.
 func (w *Worker) goexitError() *PanicError {
 	// The flag belongs to the goroutine being unwound, the carrier
