@@ -19,7 +19,7 @@ func DefaultConfig() Config {
 }
 
 // MaxWorkers bounds the worker count: the control word packs the number of
-// searching and sleeping workers into 32 bits each, and beyond a few
+// searching, sleeping and waiting workers into 20 bits each, and beyond a few
 // thousand workers the victim scans would dominate anyway.
 const MaxWorkers = 1 << 16
 

@@ -1,5 +1,7 @@
 package sched
 
+import "runtime"
+
 // The sleep protocol. sleep.md next to this file explains the states, the
 // protocol and why no wake-up is lost; the comments here point at its steps
 // (P1, S1, ... and the rules U1-U4 of the searching count).
@@ -74,6 +76,33 @@ func (p *Pool) notifySlow(from *Worker) {
 // whether it woke a worker. from is the worker on whose behalf it wakes
 // (nil: a goroutine outside the pool), for the wake chain's length.
 func (p *Pool) wakeOne(onlyIfNone bool, from *Worker) bool {
+	for attempt := 0; ; attempt++ {
+		if attempt > 1 {
+			// U3a again: a counted sleeper has not stored asleep yet.
+			// Let it run (with one CPU it cannot while we spin).
+			runtime.Gosched()
+		}
+		if p.wakeOnce(onlyIfNone, from) {
+			return true
+		}
+		// U3a: after giving our unit back, look again. A publisher whose
+		// P2 saw that unit woke nobody, and its task may have been
+		// published after our scan, to be re-checked (S2) by a sleeper
+		// that stored asleep after the scan but before the publication,
+		// and has parked. The give-back comes after any such P2, so these
+		// loads see the task; a sleeper storing asleep after them
+		// re-checks after the publication, as in the main argument.
+		c := p.ctl.Load()
+		if searchingOf(c) != 0 || waitingOf(c) != 0 || sleepingOf(c) == 0 || !p.hasWork() {
+			return false
+		}
+		onlyIfNone = true
+	}
+}
+
+// wakeOnce is one attempt of wakeOne: count a searcher, claim a sleeper
+// for it, or give the unit back (U2, U3).
+func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 	for {
 		c := p.ctl.Load()
 		if sleepingOf(c) == 0 || (onlyIfNone && (searchingOf(c) != 0 || waitingOf(c) != 0)) {
@@ -94,7 +123,10 @@ func (p *Pool) wakeOne(onlyIfNone bool, from *Worker) bool {
 	// U3: nobody could be claimed: every worker counted as sleeping has
 	// not stored asleep yet (it re-checks every queue after that store,
 	// S2) or is leaving its sleep (S5, and then searches or sleeps
-	// again). Give the unit back.
+	// again). Give the unit back; wakeOne looks again (U3a).
+	if testHookBeforeGiveBack != nil {
+		testHookBeforeGiveBack()
+	}
 	p.ctl.Add(minusSearching)
 	return false
 }
@@ -217,6 +249,9 @@ func (w *Worker) sleep() (cancelled bool) {
 		delta += minusSearching
 	}
 	p.ctl.Add(delta)
+	if testHookAfterAnnounce != nil {
+		testHookAfterAnnounce(w)
+	}
 	w.sleepState.Store(asleep)
 
 	// S2: re-check everything that could end the sleep. Every check is a
@@ -375,3 +410,10 @@ func (p *Pool) noteSearchers(c uint64) {
 		}
 	}
 }
+
+// Test hooks into the windows of U3a (sleep_u3_test.go): nil outside that
+// test, and on the sleep and wake paths only.
+var (
+	testHookBeforeGiveBack func()
+	testHookAfterAnnounce  func(w *Worker)
+)

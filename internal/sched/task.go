@@ -14,11 +14,12 @@ type Task struct {
 	// free marks a finished task that its owner has handed back with
 	// Recycle. Only the worker that spawned the task reads or writes it.
 	free bool
-	// spilled marks a task that Spawn put on the injector because the
-	// deque was full. It is written before the injector push and read by
-	// whoever pops the task, so the injector's lock orders the two. Such a
-	// task is never in a deque slot, so it is never reused (see Reuse) and
-	// the flag never needs clearing.
+	// spilled marks a task that went to the injector because its deque
+	// was full (directly, or moved there in a batch by TakeOldest, which
+	// leaves its pointer in the old slot). It is written before the
+	// injector push and read by whoever pops the task, so the injector's
+	// lock orders the two. Reuse refuses spilled tasks, so the flag never
+	// needs clearing.
 	spilled bool
 	// claimed decides, for a spilled task, between its owner taking it
 	// back (TakeBack) and whoever pops it from the injector: exactly one
