@@ -59,7 +59,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 
 	t0 := newChanTask()
 	go p.Submit(&t0.Task) // A
-	<-aInWindow            // A holds a unit and found nobody to claim
+	<-aInWindow           // A holds a unit and found nobody to claim
 	close(releaseZ)
 	<-t0.done // Z ran T0 (its S2 saw it)
 
