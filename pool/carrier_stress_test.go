@@ -20,10 +20,8 @@ package pool_test
 // leaves no carrier behind, spares included.
 
 import (
-	"bytes"
 	"fmt"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -566,15 +564,6 @@ func TestCarrierStressDeepParking(t *testing.T) {
 	}
 }
 
-// csGoroutineID returns the calling goroutine's id, from its stack header.
-func csGoroutineID() uint64 {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	buf = bytes.TrimPrefix(buf, []byte("goroutine "))
-	id, _ := strconv.ParseUint(string(buf[:bytes.IndexByte(buf, ' ')]), 10, 64)
-	return id
-}
-
 // taskblock's depth-first spawning with carriers: the body parks, and a
 // task of the block, popped by the worker's next carrier (a different
 // goroutine), runs another task of the block with RunFrom. The push happens
@@ -585,17 +574,17 @@ func TestCarrierStressBlockRunFromAnotherCarrier(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(1))
 	defer p.Close()
-	var bodyG, taskG uint64
+	var bodyG, taskG int64
 	var ranX1, ranY atomic.Bool
 	taskblock.Define(p, func(b *taskblock.Block) {
 		w := b.Worker()
-		bodyG = csGoroutineID()
+		bodyG = sched.Goid()
 		var resumed sched.Latch
 		// X1 stays below X2, so that popping X2 does not take the deque's
 		// last item (which counts as a departure).
 		b.Run(func(*pool.Worker) { ranX1.Store(true) })
 		b.Run(func(w *pool.Worker) { // X2
-			taskG = csGoroutineID()
+			taskG = sched.Goid()
 			b.RunFrom(w, func(*pool.Worker) { ranY.Store(true) }) // Y
 			resumed.Set()
 		})
