@@ -417,3 +417,11 @@ var (
 	testHookBeforeGiveBack func()
 	testHookAfterAnnounce  func(w *Worker)
 )
+
+// WantsWork reports whether some other worker of w's pool is idle:
+// searching for work, waiting for news or asleep (any count in ctl). A
+// task that could split its work (a loop running a range sequentially)
+// splits only then: while every worker is busy, a split would only make
+// tasks that its own worker takes back (lazy binary splitting). It is one
+// load of ctl, the word every fork loads anyway (P2).
+func (w *Worker) WantsWork() bool { return w.pool.ctl.Load() != 0 }
