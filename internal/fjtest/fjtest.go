@@ -57,3 +57,8 @@ func Small(n, small int) int {
 	}
 	return n
 }
+
+// Long reports whether long stress runs are wanted: FJ_LONG is set in
+// the environment, as .ci/run sets it. Without it, `go test ./...` stays
+// quick for users, and stress tests run a smaller, still meaningful size.
+func Long() bool { return os.Getenv("FJ_LONG") != "" }
