@@ -1,6 +1,9 @@
 package sched
 
-import "runtime/pprof"
+import (
+	"runtime/pprof"
+	"sync/atomic"
+)
 
 // A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
 // holds a worker at a time: it alone touches the worker's deque and
@@ -15,6 +18,11 @@ import "runtime/pprof"
 type carrier struct {
 	w    *Worker
 	goid int64 // the id of the carrier's goroutine, set when it starts
+	// slot is the holders table entry of c's goroutine while it holds w,
+	// or nil; overflowed marks an entry counted in holders.overflow
+	// instead (identity.go). Only c's goroutine touches them.
+	slot       *atomic.Uint64
+	overflowed bool
 	// turn receives a token when the carrier is handed the worker (or,
 	// for a spare with quit set, told to exit).
 	turn chan struct{}
@@ -55,14 +63,6 @@ func (c *carrier) run(holding bool) {
 	p := w.pool
 	defer p.goroutines.Done()
 	c.goid = goid()
-	p.carriersMu.Lock()
-	p.carriers[c.goid] = c
-	p.carriersMu.Unlock()
-	defer func() {
-		p.carriersMu.Lock()
-		delete(p.carriers, c.goid)
-		p.carriersMu.Unlock()
-	}()
 	// A goroutine inherits its creator's profiler labels, and carriers are
 	// often started from inside a task that is about to park: give this
 	// one the worker's own labels, or profiles would charge everything it
@@ -80,6 +80,7 @@ func (c *carrier) run(holding bool) {
 			// reported as failed. This goroutine held the worker: carry
 			// on in a fresh one, which takes over w. Everything this
 			// goroutine did to w happens before the go statement.
+			w.unregister(c)
 			w.taskDone()
 			p.startCarrier(w.newCarrier(), true)
 		}
@@ -97,12 +98,12 @@ func (w *Worker) takeOver(c *carrier) {
 	w.scope = nil
 }
 
-// setHolder records c as the carrier holding w. The goroutine id is kept
-// atomically, apart from the owner-only cur, for the debug check that a
-// *Worker is used by the goroutine holding it (see checkHolder).
+// setHolder records c as the carrier holding w: in the owner-only cur,
+// and, for the goroutine-identity lookups, in w.holder and the pool's
+// holders table (identity.go, I3). c's goroutine calls it.
 func (w *Worker) setHolder(c *carrier) {
 	w.cur = c
-	w.holder.Store(c.goid)
+	w.register(c)
 }
 
 // awaitTurn parks c until it is handed its worker, and reports false if it
@@ -139,6 +140,7 @@ func (w *Worker) resume(c *carrier) {
 // meantime), else a spare, else a new one.
 func (w *Worker) handOff(c *carrier) {
 	w.c.Parks++
+	w.unregister(c) // before the next holder registers (identity.md, I3)
 	w.hmu.Lock()
 	next := w.popResumable()
 	if next == nil {
@@ -175,6 +177,7 @@ func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 		w.hmu.Unlock()
 		return kept
 	}
+	w.unregister(c) // before the next holder registers (identity.md, I3)
 	out := exit
 	if len(w.spares) < maxSpares {
 		w.spares = append(w.spares, c)

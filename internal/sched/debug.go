@@ -37,9 +37,6 @@ const debugAlways = 64
 // costs a runtime.Stack call: callers run it only when DebugChecks is on.
 func (w *Worker) CheckHolder(op string) { w.checkHolder(op) }
 
-// Goid returns the calling goroutine's id (microseconds: debug use only).
-func Goid() int64 { return goid() }
-
 // checkHolder panics unless the calling goroutine holds w.
 func (w *Worker) checkHolder(op string) {
 	if g := goid(); g != w.holder.Load() {

@@ -70,6 +70,7 @@ func (w *Worker) hold(c *carrier) {
 			}
 			st = running
 		case exiting:
+			w.unregister(c)
 			w.publish()
 			w.dismissSpares()
 			return

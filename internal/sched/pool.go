@@ -3,7 +3,6 @@ package sched
 import (
 	"context"
 	"math/rand/v2"
-	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"sync"
@@ -47,12 +46,9 @@ type Pool struct {
 	closeOnce  sync.Once
 	goroutines sync.WaitGroup // every carrier goroutine of every worker
 
-	// carriers maps the goroutine id of every live carrier to it, so that
-	// an entry point called on the pool can tell whether its caller is
-	// one of the pool's own tasks (see Caller). Carriers are created
-	// rarely (at start and when a park finds no spare), so a mutex does.
-	carriersMu sync.Mutex
-	carriers   map[int64]*carrier
+	// holders answers which worker, if any, the calling goroutine holds
+	// (identity.go).
+	holders holders
 }
 
 const cacheLine = 128
@@ -62,10 +58,10 @@ func New(cfg Config) *Pool {
 	cfg.check()
 	n := cfg.Workers
 	p := &Pool{
-		workers:  make([]*Worker, n),
-		name:     cfg.Name,
-		carriers: make(map[int64]*carrier),
+		workers: make([]*Worker, n),
+		name:    cfg.Name,
 	}
+	p.holders.init(n)
 	p.inj.init(min(n, 16))
 	for i := range p.workers {
 		p.workers[i] = &Worker{
@@ -82,6 +78,7 @@ func New(cfg Config) *Pool {
 	for _, w := range p.workers {
 		p.startCarrier(w.newCarrier(), true)
 	}
+	addPool(p)
 	return p
 }
 
@@ -108,42 +105,12 @@ func (p *Pool) Close() {
 		// work is running or queued (see sleep.md, Shutdown).
 		p.wakeAll()
 		p.goroutines.Wait()
+		removePool(p)
 	})
 }
 
 // Closed reports whether Close has been called.
 func (p *Pool) Closed() bool { return p.closed.Load() }
-
-// Caller returns the worker whose task the calling goroutine is running,
-// if it is running a task of p, and nil otherwise: a goroutine outside the
-// pool, or a task of another pool.
-//
-// Go has no goroutine-local storage, so this compares the caller's
-// goroutine id (from the header of runtime.Stack) with those of p's
-// carriers. That costs a microsecond or two plus about 0.4 µs per frame on
-// the caller's stack, which entry points on a *Pool (already
-// microsecond-scale) can afford and the fork path cannot. While no task of
-// p is in progress the answer is known without it.
-func (p *Pool) Caller() *Worker {
-	// Each worker counts its main-loop tasks in progress, parked ones
-	// included, and a task of p that calls us is one of them: its
-	// worker's count was incremented before it started, on this very
-	// goroutine, and only its end brings it back down. So if every count
-	// reads zero here, the caller is not inside a task of p.
-	if p.idleNow() {
-		return nil
-	}
-	g := goid()
-	p.carriersMu.Lock()
-	c := p.carriers[g]
-	p.carriersMu.Unlock()
-	if c == nil {
-		return nil
-	}
-	// A carrier goroutine that runs code holds its worker: the others are
-	// parked in awaitTurn (spares, and tasks waiting in WaitFor).
-	return c.w
-}
 
 // Run calls f on one of p's workers and returns once f has returned. A
 // panic in f is re-raised in the caller as a *PanicError. Run panics if the
@@ -216,23 +183,4 @@ func (p *Pool) Wait(e Event) {
 		}
 		<-ch
 	}
-}
-
-// goid returns the id of the calling goroutine, from the header line
-// ("goroutine 123 [running]:") that runtime.Stack writes first.
-func goid() int64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	const prefix = "goroutine "
-	if len(b) < len(prefix) {
-		return -1
-	}
-	var id int64
-	for _, c := range b[len(prefix):] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + int64(c-'0')
-	}
-	return id
 }

@@ -1,0 +1,270 @@
+package sched
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	gid "github.com/petermattis/goid"
+)
+
+// Goroutine identity: "is the calling goroutine running a task of this
+// pool, and on which worker?", answered in nanoseconds. identity.md next
+// to this file states the protocol (steps I1-I5) and argues why an answer
+// is never wrong; the comments here cite its steps.
+
+// goidFast tells whether goid reads the id from the runtime's g (about a
+// nanosecond) or parses the header of runtime.Stack (microseconds, more on
+// a deep stack). It is set once, before any pool exists (I1).
+var goidFast = verifyGoid()
+
+// goid returns the id of the calling goroutine.
+func goid() int64 {
+	if goidFast {
+		return gid.Get()
+	}
+	return stackGoid()
+}
+
+// Goid returns the calling goroutine's id (see goid).
+func Goid() int64 { return goid() }
+
+// verifyGoid is step I1: it compares the fast id with the runtime.Stack
+// header on this goroutine and on a new one, and reports whether fj may
+// trust the fast one. A Go release that moves the id in its g struct
+// makes them differ, and fj then parses stacks: slower, never wrong. The
+// environment variable FJ_GOID=stack forces the slow path (tests use it).
+func verifyGoid() bool {
+	if os.Getenv("FJ_GOID") == "stack" {
+		return false
+	}
+	if gid.Get() != stackGoid() {
+		return false
+	}
+	ok := make(chan bool)
+	go func() { ok <- gid.Get() == stackGoid() }()
+	return <-ok
+}
+
+// GoidFast reports which path goid takes (see verifyGoid), for tests.
+func GoidFast() bool { return goidFast }
+
+// stackGoid returns the calling goroutine's id from the header line
+// ("goroutine 123 [running]:") that runtime.Stack writes first.
+func stackGoid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		return -1
+	}
+	var id int64
+	for _, c := range b[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int64(c-'0')
+	}
+	return id
+}
+
+// holders is a pool's table of the goroutines that hold its workers: at
+// most one per worker (the holding carrier, carrier.go), so at most n
+// entries. An entry packs a goroutine id and a worker index,
+// uint64(g)<<16 | id; 0 is an empty slot (goroutine ids start at 1).
+//
+// A goroutine's entry lives in one of two buckets of four slots, chosen by
+// two hashes of its id (I2). Only the goroutine itself writes its entry
+// (I3) and only it asks about itself (I4), so a lookup reads at most eight
+// slots, whatever the number of workers, the depth of the stack or what
+// other goroutines do meanwhile.
+type holders struct {
+	buckets []holderBucket
+	bits    uint8 // len(buckets) == 1 << bits
+	// overflow counts holders that found both their buckets full, or
+	// whose id does not fit the packing (I5); while it is non-zero,
+	// lookups that miss scan the workers. With 4 slots per worker it
+	// stays zero in practice.
+	overflow atomic.Int64
+}
+
+const bucketSlots = 4
+
+type holderBucket [bucketSlots]atomic.Uint64
+
+// maxPackedGoid bounds the ids that fit an entry beside a 16-bit worker
+// index (MaxWorkers is 1<<16).
+const maxPackedGoid = 1 << 47
+
+func (h *holders) init(workers int) {
+	b := uint8(0)
+	for 1<<b < workers {
+		b++
+	}
+	h.bits = b
+	h.buckets = make([]holderBucket, 1<<b)
+}
+
+// bucketsOf returns g's two buckets (I2): Fibonacci hashing with two
+// multipliers; ids are handed out nearly sequentially, and the
+// multiplication spreads them over the table. With one bucket, both are
+// that one.
+func (h *holders) bucketsOf(g int64) (*holderBucket, *holderBucket) {
+	if h.bits == 0 {
+		return &h.buckets[0], &h.buckets[0]
+	}
+	u := uint64(g)
+	i := (u * 0x9E3779B97F4A7C15) >> (64 - h.bits)
+	j := (u * 0xC2B2AE3D27D4EB4F) >> (64 - h.bits)
+	if j == i {
+		j ^= 1
+	}
+	return &h.buckets[i], &h.buckets[j]
+}
+
+// probes counts the slots lookups read, for the test that bounds them.
+// It is written only while countProbes is set (tests).
+var (
+	countProbes bool
+	probes      atomic.Int64
+)
+
+// register is step I3: c's goroutine, which has just been handed w,
+// enters itself in the table. Only that goroutine calls it, and only that
+// goroutine removes the entry (unregister), so the slot it claims by CAS
+// holds this entry until then.
+func (w *Worker) register(c *carrier) {
+	w.holder.Store(c.goid)
+	h := &w.pool.holders
+	if c.goid > 0 && c.goid < maxPackedGoid {
+		v := uint64(c.goid)<<16 | uint64(w.id)
+		b1, b2 := h.bucketsOf(c.goid)
+		for _, b := range [2]*holderBucket{b1, b2} {
+			for i := range b {
+				// Sequentially consistent CAS: two goroutines that
+				// want the same empty slot cannot both have it.
+				if b[i].Load() == 0 && b[i].CompareAndSwap(0, v) {
+					c.slot = &b[i]
+					return
+				}
+			}
+		}
+	}
+	// I5: no room (or an id too large to pack). Lookups that miss scan
+	// the workers' holder fields while any such entry exists.
+	c.overflowed = true
+	h.overflow.Add(1)
+}
+
+// unregister undoes register, on c's goroutine, before c hands w to
+// another carrier or exits: after it, neither the table nor w.holder says
+// that c's goroutine holds w, so code it runs while it does not hold a
+// worker (a blocking section, a deferred call on the way out) is not
+// mistaken for a task of the pool.
+func (w *Worker) unregister(c *carrier) {
+	if c.slot != nil {
+		c.slot.Store(0)
+		c.slot = nil
+	}
+	if c.overflowed {
+		c.overflowed = false
+		w.pool.holders.overflow.Add(-1)
+	}
+	w.holder.CompareAndSwap(c.goid, 0)
+}
+
+// Caller returns the worker of p whose task the calling goroutine is
+// running, or nil: a goroutine outside the pool, a task of another pool,
+// or a task of p inside a blocking section, which has given its worker
+// up meanwhile. It is step I4: a goroutine id read (about a nanosecond)
+// and at most eight loads, whatever the stack's depth or the number of
+// workers.
+func (p *Pool) Caller() *Worker {
+	return p.holderOf(goid())
+}
+
+// holderOf returns the worker of p that goroutine g holds, or nil. Only g
+// may ask (I4).
+func (p *Pool) holderOf(g int64) *Worker {
+	h := &p.holders
+	if g > 0 && g < maxPackedGoid {
+		key := uint64(g) << 16
+		b1, b2 := h.bucketsOf(g)
+		for _, b := range [2]*holderBucket{b1, b2} {
+			for i := range b {
+				v := b[i].Load()
+				if countProbes {
+					probes.Add(1)
+				}
+				if v&^0xffff == key {
+					return p.workers[v&0xffff]
+				}
+			}
+		}
+		if h.overflow.Load() == 0 {
+			return nil
+		}
+	}
+	for _, w := range p.workers {
+		if w.holder.Load() == g {
+			return w
+		}
+	}
+	return nil
+}
+
+// Held reports whether the calling goroutine holds w: one id read and
+// one load.
+func (w *Worker) Held() bool { return w.holder.Load() == goid() }
+
+// pools lists the pools that are open or closing, for lookups that do not
+// know the pool (Current). Pools are created and closed rarely: a mutex
+// orders the writers, and readers load the list without it.
+var pools struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]*Pool]
+}
+
+func addPool(p *Pool) {
+	pools.mu.Lock()
+	defer pools.mu.Unlock()
+	var l []*Pool
+	if old := pools.list.Load(); old != nil {
+		l = append(l, *old...)
+	}
+	l = append(l, p)
+	pools.list.Store(&l)
+}
+
+func removePool(p *Pool) {
+	pools.mu.Lock()
+	defer pools.mu.Unlock()
+	old := pools.list.Load()
+	if old == nil {
+		return
+	}
+	l := make([]*Pool, 0, len(*old))
+	for _, q := range *old {
+		if q != p {
+			l = append(l, q)
+		}
+	}
+	pools.list.Store(&l)
+}
+
+// Current returns the worker, of any pool, whose task the calling
+// goroutine is running, or nil. It costs a lookup per open pool.
+func Current() *Worker {
+	l := pools.list.Load()
+	if l == nil {
+		return nil
+	}
+	g := goid()
+	for _, p := range *l {
+		if w := p.holderOf(g); w != nil {
+			return w
+		}
+	}
+	return nil
+}
