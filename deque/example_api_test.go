@@ -95,30 +95,6 @@ func ExampleDeque_Pop() {
 	// Output: 3 2 1 <nil>
 }
 
-// An owner that reuses its items instead of allocating one per Push gets
-// back, from Spare, the item that the next Push would overwrite, once that
-// item has left the deque: no free list needed, and pushing the same
-// pointer again skips the slot store. Whether the item is free to reuse (a
-// thief may still be running it) is for the owner to know.
-func ExampleDeque_Spare() {
-	type job struct{ id int }
-	d := deque.New[job](4)
-	fmt.Println(d.Spare()) // nothing was ever pushed at this position
-
-	d.Push(&job{1})
-	d.Push(&job{2})
-	done := d.Pop() // job 2, run to completion by the owner
-	s := d.Spare()
-	fmt.Println(s == done)
-	s.id = 3 // recycled
-	d.Push(s)
-	fmt.Println(d.Pop().id, d.Pop().id)
-	// Output:
-	// <nil>
-	// true
-	// 3 1
-}
-
 // Thieves take the oldest item, at the other end from the owner: in
 // recursive work that is the largest piece left, worth the cost of a
 // steal. Steal is safe from any goroutine.
@@ -136,21 +112,3 @@ func ExampleDeque_Steal() {
 	// quarter
 }
 
-// Top only grows: comparing it with an earlier value tells the owner
-// whether items were taken from the top end in between, i.e. stolen (or
-// the last item popped).
-func ExampleDeque_Top() {
-	d := deque.New[int](8)
-	for i := 0; i < 4; i++ {
-		d.Push(&i)
-	}
-	before := d.Top()
-	d.Pop() // from the bottom: Top unchanged
-	fmt.Println(d.Top() - before)
-	d.Steal()
-	d.Steal()
-	fmt.Println(d.Top() - before)
-	// Output:
-	// 0
-	// 2
-}

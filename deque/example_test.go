@@ -30,19 +30,3 @@ func ExampleDeque_Push() {
 	fmt.Println(d.Push(&x), d.Push(&x), d.Push(&x)) // the third does not fit
 	// Output: true true false
 }
-
-func ExampleDeque_TakeOldest() {
-	d := deque.New[int](4)
-	xs := []int{1, 2, 3, 4}
-	for i := range xs {
-		d.Push(&xs[i])
-	}
-	// The deque is full: move the oldest half elsewhere in one step.
-	batch := make([]*int, 4)
-	k := d.TakeOldest(batch)
-	for _, x := range batch[:k] {
-		fmt.Print(*x, " ")
-	}
-	fmt.Println(d.Len())
-	// Output: 1 2 2
-}

@@ -32,7 +32,7 @@ type tally struct {
 	dupPrev int32 // and who had taken it first
 	reorder int64 // thieves: items stolen out of FIFO order
 	bad     int64 // pointers that are not items of this run
-	_       [cacheLine]byte
+	_       [128]byte
 }
 
 // stressRun holds the items of one concurrent test and who took them.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/forkjoin/fj/deque"
+	"github.com/forkjoin/fj/internal/wsdeque"
 )
 
 // Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
@@ -67,7 +67,7 @@ func New(cfg Config) *Pool {
 		p.workers[i] = &Worker{
 			pool:       p,
 			id:         i,
-			dq:         deque.New[Task](cfg.DequeCapacity),
+			dq:         wsdeque.New[Task](cfg.DequeCapacity),
 			wake:       make(chan struct{}, 1),
 			rng:        rand.Uint64() | 1,
 			lastVictim: -1,

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin/fj/deque"
+	"github.com/forkjoin/fj/internal/wsdeque"
 )
 
 // Worker is one of a pool's workers, as seen by the task it is running: a
@@ -27,7 +27,7 @@ type Worker struct {
 	// searching thief does not pull the owner's cache line away on every
 	// fork. layout_test.go checks the offsets.
 	pool *Pool
-	dq   *deque.Deque[Task]
+	dq   *wsdeque.Deque[Task]
 	wake chan struct{} // capacity 1; the holder parks on it when idle
 	id   int
 	_    [cacheLine - 32]byte
@@ -115,6 +115,7 @@ func (w *Worker) Spawn(t *Task) {
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
+	w.dq.Publish()
 	// P2, as in Pool.notify, written out so that the common case costs no
 	// call.
 	if c := w.pool.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
@@ -135,6 +136,7 @@ func (w *Worker) overflow(t *Task) {
 	if w.spill == nil {
 		w.spill = make([]*Task, max(1, w.dq.Cap()/2))
 	}
+	w.dq.Publish() // TakeOldest moves published items only
 	k := w.dq.TakeOldest(w.spill)
 	batch := w.spill[:k]
 	for _, x := range batch {
@@ -196,7 +198,10 @@ func (w *Worker) TakeBack(t *Task) bool {
 // task overflowed to the injector, was stolen or was taken back already,
 // this is whatever is at the bottom now, an older task included; it goes
 // back untouched.)
-func (w *Worker) putBack(x *Task) { w.dq.Push(x) }
+func (w *Worker) putBack(x *Task) {
+	w.dq.Push(x)
+	w.dq.Publish()
+}
 
 // TakeBackUntil pops tasks from the bottom of w's deque and runs them
 // inline until e is set, as long as keep reports true for them; it puts
@@ -401,7 +406,7 @@ func (w *Worker) popInjector() *Task {
 	if w.pull == nil {
 		w.pull = make([]*Task, max(1, w.dq.Cap()/2))
 	}
-	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Len()))
+	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Count()))
 	k := w.pool.inj.popBatch(uint32(w.id)+w.tick, w.pull[:room])
 	if k == 0 {
 		return nil
@@ -417,6 +422,7 @@ func (w *Worker) popInjector() *Task {
 				w.pool.inj.push(uint32(w.id), x)
 			}
 		}
+		w.dq.Publish()
 		// P1 was the pushes: publish them to sleepers (P2).
 		w.pool.notify(w)
 	}

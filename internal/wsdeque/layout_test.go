@@ -1,4 +1,4 @@
-package deque
+package wsdeque
 
 import (
 	"testing"
@@ -14,10 +14,12 @@ func TestLayout(t *testing.T) {
 		off, want uintptr
 	}{
 		{"top", unsafe.Offsetof(d.top), 0},
-		{"bottom", unsafe.Offsetof(d.bottom), cacheLine},
+		{"pub", unsafe.Offsetof(d.pub), cacheLine},
 		{"mask", unsafe.Offsetof(d.mask), cacheLine + 8},
 		{"slots", unsafe.Offsetof(d.slots), cacheLine + 16},
-		{"topCache", unsafe.Offsetof(d.topCache), 2 * cacheLine},
+		{"bottom", unsafe.Offsetof(d.bottom), 2 * cacheLine},
+		{"pubOwn", unsafe.Offsetof(d.pubOwn), 2*cacheLine + 8},
+		{"topCache", unsafe.Offsetof(d.topCache), 2*cacheLine + 16},
 	} {
 		if f.off != f.want {
 			t.Errorf("offset of %s = %d, want %d", f.name, f.off, f.want)

@@ -1,0 +1,285 @@
+// Package wsdeque is the work-stealing deque of fj's scheduler: a bounded
+// Chase–Lev deque whose newest items can stay private to the owner until
+// it publishes them. wsdeque.md next to this file states the protocol,
+// step by step (D1-D7), and argues why no item is lost or taken twice; the
+// code cites its steps. The public package deque is this deque with every
+// push published at once.
+package wsdeque
+
+import "sync/atomic"
+
+// cacheLine is the padding unit that keeps the three writers' fields
+// apart. 128 bytes rather than 64 because x86 prefetches cache lines in
+// adjacent pairs, so two counters 64 bytes apart still ping-pong between
+// cores.
+const cacheLine = 128
+
+// MaxCap is the largest capacity New accepts.
+const MaxCap = 1 << 30
+
+// Deque is a bounded work-stealing deque of *T with a private end.
+//
+// One goroutine, the owner, calls Push, Pop, Publish, TakeOldest, Spare,
+// Private and Count: they work on the bottom end, last-in first-out. Any
+// goroutine may call Steal, which takes the oldest published item, and
+// Len, the number of published items. Items are indices in an infinite
+// array, [top, bottom), and index i lives in slot i mod Cap(). The items in
+// [top, pub) are published: thieves may take them. Those in [pub, bottom)
+// are private: only the owner knows they exist, and it pushes and pops
+// them with plain memory operations, no fence and no atomic
+// read-modify-write (D2, D3). Publish moves pub to bottom with one store
+// (D4).
+type Deque[T any] struct {
+	// Thieves' line. top is the index of the oldest item: thieves (and
+	// the owner, for the last published item) claim index top by CAS
+	// top → top+1. It only ever grows.
+	top atomic.Int64
+	_   [cacheLine - 8]byte
+
+	// The owner's published line: pub is one past the newest published
+	// item, the "bottom" of the Chase–Lev deque that thieves see; only
+	// the owner stores it, when it publishes (D4) and when it pops a
+	// published item (D5), and thieves load it on every steal. mask and
+	// slots never change after New; they sit here because both sides
+	// read them right after pub.
+	pub   atomic.Int64
+	mask  int64
+	slots []atomic.Pointer[T]
+	_     [cacheLine - 40]byte
+
+	// Owner-only line, touched by every push and pop.
+	bottom   int64 // one past the newest item, published or not
+	pubOwn   int64 // the owner's copy of pub: it alone writes pub
+	topCache int64 // a value top had at some point, so at most the current top
+	_        [cacheLine - 24]byte
+}
+
+// New returns an empty deque that holds up to capacity items. capacity is
+// rounded up to a power of two (so that an index maps to its slot with a
+// mask); a capacity below 1 becomes 1. It panics if capacity exceeds
+// MaxCap.
+func New[T any](capacity int) *Deque[T] {
+	d := new(Deque[T])
+	d.Init(capacity)
+	return d
+}
+
+// Init makes d, a zero Deque (for instance a field of a larger struct), an
+// empty deque as New does.
+func (d *Deque[T]) Init(capacity int) {
+	if capacity > MaxCap {
+		panic("deque: capacity above 1<<30")
+	}
+	n := 1
+	for n < capacity {
+		n <<= 1
+	}
+	d.mask = int64(n - 1)
+	d.slots = make([]atomic.Pointer[T], n)
+}
+
+// Cap returns the number of items the deque can hold.
+func (d *Deque[T]) Cap() int { return len(d.slots) }
+
+// Push adds x at the bottom, as a private item: thieves cannot see it
+// until the owner publishes it (D2). It reports false, leaving the deque
+// unchanged, when the deque holds Cap() items; while thieves are stealing
+// it may also report false slightly early, having read their progress
+// late. It never reports false when Count() < Cap() and nobody steals.
+// Owner only. x must not be nil: nil is how Pop and Steal say "nothing".
+func (d *Deque[T]) Push(x *T) bool {
+	if x == nil {
+		panic("deque: Push of a nil item")
+	}
+	b := d.bottom
+	// D1: room. topCache, and even a fresh load of top, may be stale
+	// (smaller than the real top), which only makes the deque look
+	// fuller than it is: slot b&mask last held index b-Cap(), and
+	// b-Cap() < top means a thief has already claimed that index. Most
+	// pushes find room against the cached value and never touch the
+	// thieves' line.
+	if b-d.topCache >= int64(len(d.slots)) {
+		d.topCache = d.top.Load()
+		if b-d.topCache >= int64(len(d.slots)) {
+			return false
+		}
+	}
+	// D2: the slot, then the private bottom. The slot store is atomic
+	// because a thief with a stale top may read this slot at the same
+	// time (its CAS then fails, D1); it is skipped when the slot already
+	// holds x, which an owner that recycles its items makes the common
+	// case: nothing needs publishing here, since no thief can claim index
+	// b before a later store of pub (D4) publishes it and the item's
+	// contents with it.
+	s := &d.slots[b&d.mask]
+	if s.Load() != x {
+		s.Store(x)
+	}
+	d.bottom = b + 1
+	return true
+}
+
+// Private returns the number of private items. Owner only.
+func (d *Deque[T]) Private() int { return int(d.bottom - d.pubOwn) }
+
+// Count returns the number of items, published and private, as the owner
+// sees them: exact but for thieves' steals in progress. Owner only.
+func (d *Deque[T]) Count() int {
+	n := d.bottom - d.top.Load()
+	if n < 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// Publish makes every private item stealable, with one store (D4). Owner
+// only. It is a no-op when no item is private.
+func (d *Deque[T]) Publish() {
+	if d.bottom != d.pubOwn {
+		d.pubOwn = d.bottom
+		// Sequentially consistent: a thief that loads the new pub
+		// also sees every slot stored before it, and the items'
+		// contents (D4). The caller's later load of the pool's control
+		// word is ordered after it (sleep.md, P1-P2).
+		d.pub.Store(d.bottom)
+	}
+}
+
+// Pop removes and returns the item at the bottom, the one pushed last, or
+// nil if the deque is empty. A private item costs no fence (D3); a
+// published one is claimed as in Chase–Lev (D5). Owner only.
+func (d *Deque[T]) Pop() *T {
+	b := d.bottom - 1
+	if b >= d.pubOwn {
+		// D3: a private item. No thief can claim index b: thieves
+		// claim only indices below pub, and pub <= b.
+		d.bottom = b
+		return d.slots[b&d.mask].Load()
+	}
+	// D5: the newest item is published (or there is none). Reserve
+	// index b by lowering pub before looking at top: this store and the
+	// load of top must not be reordered (a StoreLoad fence, implied by
+	// the sequentially consistent atomics). A thief does the mirror
+	// image, load top then pub, so at least one of the two sees the
+	// other's write.
+	d.pubOwn = b
+	d.pub.Store(b)
+	t := d.top.Load()
+	if t > b {
+		// Empty: undo the reservation (t == b+1: top never passes pub
+		// by more than the index just taken back).
+		d.pubOwn = b + 1
+		d.pub.Store(b + 1)
+		return nil
+	}
+	x := d.slots[b&d.mask].Load()
+	if t < b {
+		// At least two published items: thieves claim index top < b
+		// first and, having seen pub == b, none of them will try b.
+		d.bottom = b
+		return x
+	}
+	// t == b: the last item. A thief that loaded top == b before our
+	// store of pub may still claim it, so decide by the same CAS thieves
+	// use; exactly one CAS of top from b to b+1 succeeds.
+	if !d.top.CompareAndSwap(t, t+1) {
+		x = nil // a thief won it
+	}
+	// Either way index b is gone and the deque is empty: top == b+1.
+	d.bottom = b + 1
+	d.pubOwn = b + 1
+	d.pub.Store(b + 1)
+	return x
+}
+
+// Steal removes and returns the oldest published item. It returns nil if
+// no item is published or if it lost a race for the top item to Pop or to
+// another Steal; callers that need an answer retry. Without a concurrent
+// Pop or Steal, Steal with a published item always succeeds. Any
+// goroutine.
+func (d *Deque[T]) Steal() *T {
+	// D6: load top before pub (see D5): with sequential consistency this
+	// pairs with the owner's store of pub followed by its load of top.
+	t := d.top.Load()
+	b := d.pub.Load()
+	if t >= b {
+		return nil
+	}
+	// Read the slot before claiming it: once top moves past t, the owner
+	// may reuse the slot for index t+Cap(). If the CAS below succeeds, top
+	// was still t, so index t+Cap() cannot have been pushed (D1) and x is
+	// the item at index t.
+	x := d.slots[t&d.mask].Load()
+	if !d.top.CompareAndSwap(t, t+1) {
+		return nil // another thief, or the owner's Pop of the last item, won
+	}
+	return x
+}
+
+// Len returns the number of published items. Under concurrent use it is
+// only a hint: top and pub are read one after the other, never together,
+// so the result may be off in either direction for the moment other
+// goroutines take to move them. With no concurrent operations it is
+// exact. Any goroutine.
+func (d *Deque[T]) Len() int {
+	// Two separate loads: the pair never existed at one instant, so the
+	// result is only a hint. Callers that must not miss work (the pool's
+	// sleep protocol) rely on the sequentially consistent order of these
+	// loads after their own atomic writes, not on the value being exact.
+	t := d.top.Load()
+	b := d.pub.Load()
+	if b <= t {
+		return 0
+	}
+	return int(b - t)
+}
+
+// TakeOldest removes up to len(dst) of the oldest published items, at
+// most half of them, stores them in dst oldest first and returns how
+// many. It claims them all with one CAS on top, as a Steal of that many
+// would one by one (D7). Owner only: an owner whose deque is full uses it
+// to move a batch elsewhere at once, after publishing its private items.
+// It never takes the newest published item, so it never competes with
+// the owner's own Pop for it.
+func (d *Deque[T]) TakeOldest(dst []*T) int {
+	for {
+		t := d.top.Load()
+		b := d.pubOwn
+		k := min(int64(len(dst)), (b-t)/2)
+		if k <= 0 {
+			return 0
+		}
+		// Read the slots before claiming them, as Steal does: once top
+		// has moved past an index, its slot may be reused by a Push,
+		// but only ours, and we are not pushing. If the CAS fails, a
+		// thief took index t meanwhile; start again.
+		for i := int64(0); i < k; i++ {
+			dst[i] = d.slots[(t+i)&d.mask].Load()
+		}
+		if d.top.CompareAndSwap(t, t+k) {
+			d.topCache = t + k
+			return int(k)
+		}
+	}
+}
+
+// Spare returns the item in the slot that the next Push will write: an
+// item that has already left the deque (popped or stolen) but that the
+// slot still points at. It returns nil if there is none or the deque is
+// full (then the slot holds a live item). Owner only.
+//
+// It lets an owner that recycles its items find the one it last pushed at
+// this position without keeping a free list, and pushing that same item
+// again skips the slot store (D2). Whether the item may be reused, for
+// instance whether a thief that took it is done with it, is for the owner
+// to know; the deque only remembers the pointer.
+func (d *Deque[T]) Spare() *T {
+	b := d.bottom
+	if b-d.topCache >= int64(len(d.slots)) {
+		d.topCache = d.top.Load() // as in Push (D1)
+		if b-d.topCache >= int64(len(d.slots)) {
+			return nil
+		}
+	}
+	return d.slots[b&d.mask].Load()
+}
