@@ -111,4 +111,3 @@ func ExampleDeque_Steal() {
 	// whole range
 	// quarter
 }
-
