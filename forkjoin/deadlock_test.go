@@ -170,7 +170,7 @@ func TestJoinOnStolenChildWhileOutsideWorkArrives(t *testing.T) {
 				// outside work yet, only the idle worker can start it,
 				// by stealing it.
 				for !fbStarted.Load() {
-					runtime.Gosched()
+					spin(w)
 				}
 				return 1
 			},
@@ -196,7 +196,7 @@ func TestJoinOnStolenChildWhileOutsideWorkArrives(t *testing.T) {
 	}
 }
 
-var newTask = schedtest.NewTask
+var newTask = schedtest.NewTask[pool.Worker]
 
 // Deadlock freedom (3): every worker waits, helping, for a latch that only a
 // task in the injector sets. A barrier puts one waiter on each worker (a

@@ -7,8 +7,15 @@ import (
 
 // Future is the pending result of a function started with Fork.
 type Future[T any] struct {
-	j     job[T]
-	owner *pool.Worker // the worker whose deque the job was pushed on
+	sched.Job
+	f     func(w *pool.Worker) T
+	res   T
+	owner *sched.Worker // the worker whose deque the job was pushed on
+}
+
+// Run runs the future's function on the worker that took it from a queue.
+func (f *Future[T]) Run(w *sched.Worker) {
+	f.Complete(w, func() { f.res = f.f(pw(w)) })
 }
 
 // Fork starts f(w) as a task on w's deque, where an idle worker may steal
@@ -16,6 +23,10 @@ type Future[T any] struct {
 // with w. Every Future should be joined: Join is where its result and its
 // panic, if any, come out. An unjoined future still runs, but a panic in it
 // is lost.
+//
+// A Future costs an allocation besides the caller's closure; where the
+// forked function is the same as the forker's, or there are many to fork
+// and join at once, JoinArgs and JoinAll cost none.
 func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 	if w == nil {
 		panic("forkjoin: Fork with a nil *pool.Worker")
@@ -23,9 +34,10 @@ func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 	if f == nil {
 		panic("forkjoin: Fork with a nil function")
 	}
-	fu := &Future[T]{j: job[T]{f: f}, owner: w}
-	fu.j.Task.Init(&fu.j)
-	(*sched.Worker)(w).Spawn(&fu.j.Task)
+	s := sw(w)
+	fu := &Future[T]{f: f, owner: s}
+	fu.Init(fu)
+	s.Fork(&fu.Task)
 	return fu
 }
 
@@ -45,19 +57,27 @@ func (f *Future[T]) Join(w *pool.Worker) T {
 	if w == nil {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
-	j := &f.j
-	if !j.done.IsSet() {
-		sw := (*sched.Worker)(w)
-		if w == f.owner && sw.TakeBack(&j.Task) {
-			j.runInline(sw) // records a panic and sets done, for later joins
-		} else {
-			sw.WaitFor(&j.done)
+	s := sw(w)
+	if !f.Job.Done() {
+		if s != f.owner {
+			s.Await(&f.Job)
+		} else if s.Join(&f.Job) {
+			// J1: taken back; run it here. Its outcome is recorded
+			// and the latch set, as if it had run elsewhere, for
+			// other joins of the same future: a Future is not
+			// recycled, since whoever holds it may join it again.
+			// Guard, not Capture: a Goexit in it is the future's own,
+			// recorded for its other joiners, and the task running
+			// this join reports that it was aborted by it.
+			fn := f.f
+			f.f = nil
+			s.Guard(func() { f.res = fn(w) }, f.Record)
 		}
 	}
-	if j.err != nil {
-		panic(j.err)
+	if p := f.Panic(); p != nil {
+		panic(p.Err)
 	}
-	return j.res
+	return f.res
 }
 
 // Done reports whether the future's task has finished, without waiting.
@@ -65,5 +85,5 @@ func (f *Future[T]) Done() bool {
 	if f == nil {
 		panic("forkjoin: Done on a nil *Future")
 	}
-	return f.j.done.IsSet()
+	return f.Job.Done()
 }

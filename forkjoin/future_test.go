@@ -102,7 +102,7 @@ func TestFutureJoinedFromOtherWorkerWhileQueued(t *testing.T) {
 			})
 			fp.Store(f)
 			for !g.Done() {
-				runtime.Gosched()
+				spin(w)
 			}
 			return out{g.Join(w), f.Join(w), w.ID(), int(joiner.Load()), int(runner.Load())}
 		})

@@ -196,7 +196,7 @@ func TestPanicInFAWaitsForStolenFB(t *testing.T) {
 						ids[0].Store(int64(w.ID()))
 						// Spin without helping: fb starts only if stolen.
 						for !fbStarted.Load() {
-							runtime.Gosched()
+							spin(w)
 						}
 						faPanicking.Store(true)
 						return panicInFA("fa")
@@ -276,7 +276,7 @@ func TestPanicInStolenFB(t *testing.T) {
 					func(w *pool.Worker) int {
 						ids[0].Store(int64(w.ID()))
 						for !fbStarted.Load() {
-							runtime.Gosched()
+							spin(w)
 						}
 						return 1
 					},

@@ -121,34 +121,18 @@ const (
 	funcCutoff = 1 << 13
 )
 
-// checkRunner panics, with the message on would give, if r cannot run
-// anything: so that a short slice, which never reaches the pool, does not
-// hide a nil or closed Runner.
-func checkRunner(r pool.Runner) {
-	switch r := r.(type) {
-	case nil:
-		panic("parallel: nil pool.Runner")
-	case *pool.Worker:
-		if r == nil {
-			panic("parallel: nil *pool.Worker")
-		}
-	case *pool.Pool:
-		if r == nil {
-			panic("pool: Run on a nil *Pool")
-		}
-		if r.Closed() {
-			panic("pool: use of a closed pool")
-		}
-	}
-}
+// checkRunner panics, as every entry point does, if r cannot run the
+// call (see pool.Enter): for calls that may finish without a round trip
+// through the pool.
+func checkRunner(r pool.Runner) { pool.Enter(r) }
 
 // inline runs f, a sequential sort, on the calling goroutine and re-raises
 // a panic in it as a *pool.PanicError, as if f had run on a worker: any
-// panic, a nil one included (sched.Protect tells it from a Goexit, which
+// panic, a nil one included (sched.Capture tells it from a Goexit, which
 // unwinds on).
 func inline(f func()) {
-	if pe := sched.Protect(f); pe != nil {
-		panic(pe)
+	if p := sched.Capture(f); p != nil {
+		panic(p.Err)
 	}
 }
 

@@ -287,7 +287,7 @@ func TestPoolExportsOnlyTheUserAPI(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"Config", "Default", "ErrAbortedByGoexit", "ErrGoexit", "New", "Option", "PanicError",
+	want := []string{"Config", "Default", "Enter", "ErrAbortedByGoexit", "ErrGoexit", "New", "Option", "PanicError",
 		"Pool", "Region", "Runner", "Stats", "WithDequeCapacity", "WithName", "WithWorkers", "Worker", "WorkerStats"}
 	if !slices.Equal(names, want) {
 		t.Errorf("package pool exports %v,\nwant %v", names, want)

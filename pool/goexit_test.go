@@ -59,7 +59,7 @@ func TestGoexit(t *testing.T) {
 					})
 					if workers > 1 {
 						for !f.Done() {
-							runtime.Gosched()
+							spin(w)
 						}
 					}
 					atJoin = catch(func() { f.Join(w) })
@@ -92,7 +92,7 @@ func TestGoexit(t *testing.T) {
 					a, b := forkjoin.Join(w,
 						func(*pool.Worker) int {
 							for workers > 1 && !started.Load() {
-								runtime.Gosched()
+								spin(w)
 							}
 							return 1
 						},

@@ -91,7 +91,7 @@ func TestLatchWaitForInTask(t *testing.T) {
 			var mu sync.Mutex
 			log := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 			p.Run(func(w *pool.Worker) {
-				schedtest.W(w).Spawn(schedtest.NewTask(func(*pool.Worker) { log("set"); l.Set() }))
+				schedtest.W(w).Fork(schedtest.NewTask(func(*pool.Worker) { log("set"); l.Set() }))
 				schedtest.W(w).WaitFor(&l)
 				log("woken")
 			})
@@ -189,7 +189,7 @@ func TestCounterWaitForInTask(t *testing.T) {
 			for round := 0; round < 3; round++ { // reuse the Counter
 				c.Add(int64(len(res)))
 				for i := range res {
-					schedtest.W(w).Spawn(schedtest.NewTask(func(*pool.Worker) { res[i] += i; c.Done() }))
+					schedtest.W(w).Fork(schedtest.NewTask(func(*pool.Worker) { res[i] += i; c.Done() }))
 				}
 				schedtest.W(w).WaitFor(&c)
 			}

@@ -1,25 +1,31 @@
 package pool
 
-import "github.com/forkjoin/fj/internal/sched"
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+
+	"github.com/forkjoin/fj/internal/sched"
+)
 
 // PanicError is a panic raised by a task, captured on the goroutine where
 // it happened and raised again in the goroutine that waits for the task (a
 // Future's Join, the end of a task block, the caller of Invoke or of a
 // parallel algorithm). Re-panicking on another goroutine would lose the
-// place of the original panic, so PanicError carries it:
+// place of the original panic, so PanicError carries it: its Error text
+// shows the original value and the stack of the goroutine at the moment of
+// the panic, which is what the runtime prints if nobody recovers.
 //
-//	type PanicError struct {
-//		Value any    // what the task passed to panic (ErrGoexit for runtime.Goexit)
-//		Stack []byte // the panicking goroutine's stack, captured where it was recovered
-//	}
+// A PanicError that passes through further joins on its way up is raised
+// as is, not wrapped again, so the stack always points at the origin.
+// Whatever the value, even a nil *PanicError or panic(nil) under
+// GODEBUG=panicnil=1, the joiner sees a panic.
 //
-// Its Error text shows the original value and that stack, which is what
-// the runtime prints if nobody recovers, and Unwrap returns Value if it is
-// an error, so errors.Is and errors.As see through it. A PanicError that
-// passes through further joins on its way up is raised as is, not wrapped
-// again, so the stack always points at the origin. Whatever the value, even
-// a nil *PanicError or panic(nil) under GODEBUG=panicnil=1, the joiner sees
-// a panic.
+// When several tasks of one join panic (both halves of a Join, several
+// calls of a JoinAll), the joiner raises the panic that was captured
+// first, with the others in Later, in the order they were captured;
+// errors.Is and errors.As look into all of them.
 //
 //	defer func() {
 //		if r := recover(); r != nil {
@@ -29,18 +35,105 @@ import "github.com/forkjoin/fj/internal/sched"
 //			}
 //		}
 //	}()
-type PanicError = sched.PanicError
+type PanicError struct {
+	// Value is the value the task passed to panic. For a task that called
+	// runtime.Goexit it is ErrGoexit (or ErrAbortedByGoexit).
+	Value any
+	// Stack is the stack trace of the panicking goroutine, captured in the
+	// deferred call that recovered the panic, so its top frames are the
+	// panic and the code that raised it.
+	Stack []byte
+	// Later holds the panics of other tasks of the same join that were
+	// captured after this one, if any, in the order they happened.
+	Later []*PanicError
+
+	seq uint64 // when it was captured (internal/sched, capture.go)
+}
+
+// Error returns the original panic value and the stack where it was raised,
+// followed by the values of the later panics, if any.
+func (e *PanicError) Error() string {
+	s := fmt.Sprintf("%v\n\n[recovered by fj in a worker; stack of the original panic:]\n%s", e.Value, e.Stack)
+	for i, l := range e.Later {
+		s += fmt.Sprintf("\n[later panic %d of the same join: %v]", i+1, l.Value)
+	}
+	return s
+}
+
+// Unwrap returns the panic value if it is an error, and the later panics,
+// so that errors.Is and errors.As see through the PanicError to all of
+// them.
+func (e *PanicError) Unwrap() []error {
+	var errs []error
+	if err, ok := e.Value.(error); ok {
+		errs = append(errs, err)
+	}
+	for _, l := range e.Later {
+		errs = append(errs, l)
+	}
+	return errs
+}
 
 // ErrGoexit is the Value of the PanicError reported for a task that called
 // runtime.Goexit (for example through testing.T.FailNow): the task's
 // goroutine is a pool worker and cannot be ended on the task's behalf, so
 // the call is reported to the task's waiter instead, and the worker
 // carries on in a fresh goroutine.
-var ErrGoexit = sched.ErrGoexit
+var ErrGoexit = errors.New("task called runtime.Goexit")
 
 // ErrAbortedByGoexit is the Value of the PanicError reported for a task
-// that did not call runtime.Goexit itself but was waiting on the same
-// worker goroutine when a task run meanwhile did: the Goexit unwinds every
-// frame of that goroutine. It wraps ErrGoexit, so errors.Is(err, ErrGoexit)
-// holds for both.
-var ErrAbortedByGoexit = sched.ErrAbortedByGoexit
+// that did not call runtime.Goexit itself but was running on the same
+// worker goroutine, below a task that did (a join running what it waits
+// for inline): the Goexit unwinds every frame of that goroutine. It wraps
+// ErrGoexit, so errors.Is(err, ErrGoexit) holds for both.
+var ErrAbortedByGoexit error = abortedError{}
+
+type abortedError struct{}
+
+func (abortedError) Error() string {
+	return "task aborted: a task run on the same worker goroutine called runtime.Goexit"
+}
+
+func (abortedError) Unwrap() error { return ErrGoexit }
+
+// The scheduler captures panics; these make the values it raises.
+func init() {
+	sched.SetErrors(recovered, goexitError, attach)
+}
+
+// recovered is the PanicError for a value recovered from a panic, called
+// in the deferred function that recovered it (so that the stack it records
+// is the panicking one). A PanicError re-raised by an inner join passes as
+// is.
+func recovered(r any, seq uint64) (error, uint64) {
+	if pe, ok := r.(*PanicError); ok && pe != nil {
+		return pe, pe.seq
+	}
+	return &PanicError{Value: r, Stack: debug.Stack(), seq: seq}, seq
+}
+
+func goexitError(aborted bool) error {
+	v := ErrGoexit
+	if aborted {
+		v = ErrAbortedByGoexit
+	}
+	return &PanicError{Value: v, Stack: debug.Stack()}
+}
+
+// attach returns a copy of first with later appended to its Later: the
+// first panic is raised as is (its value and stack), and a PanicError
+// that others hold is never modified.
+func attach(first error, later []error) error {
+	pe, ok := first.(*PanicError)
+	if !ok {
+		return first
+	}
+	c := *pe
+	c.Later = slices.Clip(c.Later) // appending copies: pe stays as it was
+	for _, l := range later {
+		if lp, ok := l.(*PanicError); ok {
+			c.Later = append(c.Later, lp)
+		}
+	}
+	return &c
+}

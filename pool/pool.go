@@ -12,7 +12,11 @@ import (
 //
 // All methods are safe for concurrent use. Every method panics on a nil
 // *Pool, with a message that says so.
-type Pool sched.Pool
+type Pool struct {
+	// The scheduler's pool, the only field: a *Pool and a *sched.Pool
+	// are the same memory (layout_test.go).
+	p sched.Pool
+}
 
 // Worker is one of a pool's workers, as seen by the task it is running.
 // Every function fj runs receives the *Worker it runs on; pass it on to fork
@@ -22,15 +26,20 @@ type Pool sched.Pool
 //
 // A *Worker belongs to the function it was handed to: it must not be used
 // from another goroutine (one you start, or the body of a parallel loop,
-// which gets its own), nor after that function has returned. Builds with
-// the race detector or the fjdebug tag check this and panic with a message
-// that names the mistake.
-type Worker sched.Worker
+// which gets its own), nor after that function has returned. Every entry
+// point given a *Worker checks this (a nanosecond: the goroutine's id
+// against the worker's holder) and panics with a message that names the
+// mistake; forks and joins check it in builds with the race detector or
+// the fjdebug tag.
+type Worker struct {
+	// The scheduler's worker, the only field (see Pool).
+	w sched.Worker
+}
 
 // New starts a pool. Without options it has runtime.GOMAXPROCS(0) workers,
 // each with a deque of 1024 tasks. Close it when done.
 func New(opts ...Option) *Pool {
-	return (*Pool)(sched.New(makeConfig(opts)))
+	return sched.As[Pool](sched.New(makeConfig(opts)))
 }
 
 var (
@@ -50,7 +59,9 @@ func Default() *Pool {
 	return defaultPool
 }
 
-func (p *Pool) sched() *sched.Pool { return (*sched.Pool)(p) }
+func (p *Pool) sched() *sched.Pool { return sched.From[sched.Pool](p) }
+
+func (w *Worker) sched() *sched.Worker { return sched.From[sched.Worker](w) }
 
 // check panics if p is nil, naming the method.
 func (p *Pool) check(method string) {
@@ -121,14 +132,14 @@ func (p *Pool) Run(f func(w *Worker)) {
 	if f == nil {
 		panic("pool: Run with a nil function")
 	}
-	p.sched().Run(func(w *sched.Worker) { f((*Worker)(w)) })
+	p.sched().Run(func(w *sched.Worker) { f(sched.As[Worker](w)) })
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
-func (w *Worker) ID() int { return (*sched.Worker)(w).ID() }
+func (w *Worker) ID() int { return w.sched().ID() }
 
 // Pool returns the pool w belongs to.
-func (w *Worker) Pool() *Pool { return (*Pool)((*sched.Worker)(w).Pool()) }
+func (w *Worker) Pool() *Pool { return sched.As[Pool](w.sched().Pool()) }
 
 func (w *Worker) runner() {}
 
@@ -142,5 +153,7 @@ func (w *Worker) Run(f func(w *Worker)) {
 	if f == nil {
 		panic("pool: Run with a nil function")
 	}
-	(*sched.Worker)(w).Run(func(sw *sched.Worker) { f((*Worker)(sw)) })
+	sw := w.sched()
+	sw.Check("Worker.Run")
+	sw.Run(func(sw *sched.Worker) { f(sched.As[Worker](sw)) })
 }

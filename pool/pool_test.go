@@ -332,7 +332,7 @@ func TestOverflow(t *testing.T) {
 						return 0
 					})
 					for !started.Load() {
-						runtime.Gosched()
+						spin(w)
 					}
 				}
 				fs := make([]*forkjoin.Future[int], n)

@@ -25,6 +25,6 @@ func Region(r Runner, name string, f func(w *Worker)) {
 		panic("pool: Region with a nil Runner")
 	}
 	r.Run(func(w *Worker) {
-		(*sched.Worker)(w).Region(name, func(sw *sched.Worker) { f((*Worker)(sw)) })
+		w.sched().Region(name, func(sw *sched.Worker) { f(sched.As[Worker](sw)) })
 	})
 }

@@ -55,7 +55,7 @@ func TestWakeParkedWorkers(t *testing.T) {
 				thief.Store(-1)
 				f := forkjoin.Fork(w, func(w *pool.Worker) int { thief.Store(int64(w.ID())); return 0 })
 				for thief.Load() < 0 {
-					runtime.Gosched()
+					spin(w)
 				}
 				f.Join(w)
 				ids <- [2]int{w.ID(), int(thief.Load())}

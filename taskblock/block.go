@@ -1,6 +1,7 @@
 package taskblock
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -11,29 +12,29 @@ import (
 // Block is a scope of tasks, handed to the body of Define or DefineErr.
 // Every task run in it has finished when Define returns.
 //
-// The body starts tasks with Run (or Go), on its own worker. A task that
-// starts more tasks in the same block uses RunFrom (or GoFrom) with the
-// worker it runs on, so that they go on that worker's deque, depth first,
-// like forks. Wait is for the body only. Using a Block after its Define
-// returned panics; so do Run and Wait called from a task of the block once
-// the body has returned or while it waits. In builds with the race
-// detector or the fjdebug tag, a Block used from a goroutine that is not
-// running its body or one of its tasks panics too.
+// The body and every task of the block (and code they run through fj,
+// such as a parallel loop's body) start tasks with Run, or Go in a block
+// from DefineErr: each new task is forked onto the worker of the caller,
+// depth first like a fork, and idle workers steal from there. Wait is for
+// the body only. Using a Block after its Define returned panics, and so
+// does using it from a goroutine that is not running a task of the
+// block's pool (a goroutine you started).
 type Block struct {
-	w *pool.Worker // the worker running the body
+	w  *pool.Worker // the worker running the body
+	sp *sched.Pool  // its pool
 
-	// pending counts tasks scheduled and not yet finished (skipped
-	// tasks count as finished); Define and Wait wait until it is zero.
-	pending sched.Counter
+	// group counts the tasks not yet finished, plus the body while it
+	// runs; a fork into an ended block is refused (sched.Group, G1-G4).
+	group sched.Group
 
-	// phase is where the body is (bodyRunning, bodyWaiting, bodyDone,
-	// finished). Only the body's goroutine writes it; tasks on any
-	// worker read it to refuse Run and Wait, which are the body's.
-	phase atomic.Int32
-
-	// bodyG is the body's goroutine id, in builds with debug checks.
+	// bodyG is the body's goroutine id: Wait is the body's alone.
 	bodyG int64
+	// waiting is set while the body waits (Wait, and the end of Define):
+	// the only time a task of the block runs on the body's goroutine,
+	// inline. Only that goroutine reads and writes it.
+	waiting bool
 
+	finished atomic.Bool // Define has returned
 	canceled atomic.Bool // a task or the body panicked or failed
 	errMode  bool        // created by DefineErr: Go is allowed
 
@@ -42,21 +43,18 @@ type Block struct {
 	failure atomic.Pointer[failure]
 }
 
-// The phases of a block, in the order they happen.
-const (
-	bodyRunning int32 = iota // the body runs and may call Run, Go and Wait
-	bodyWaiting              // the body is in Wait: what calls Run or Wait now is a task
-	bodyDone                 // the body returned; Define waits for the tasks
-	finished                 // Define has returned
-)
-
 type failure struct {
 	mu     sync.Mutex
-	panics Panics
+	panics []capturedPanic
 	err    error
 }
 
-// task is one function run in a block.
+type capturedPanic struct {
+	p    *sched.Panic
+	body bool
+}
+
+// task is one function run in a block: exactly one of f and fe is set.
 type task struct {
 	sched.Task
 	b     *Block
@@ -65,35 +63,37 @@ type task struct {
 	owner *sched.Worker // the worker whose deque it was pushed on
 }
 
-// Run starts f(w) as a task of the block, on the body's worker, from where
-// idle workers may steal it. Only the body may call Run: a task of the
-// block starts more tasks with RunFrom, passing its own worker. Once a
-// task of the block has panicked or failed, the block is canceled and Run
-// does not start f at all.
-func (b *Block) Run(f func(w *pool.Worker)) {
-	if f == nil {
-		panic("taskblock: Run with a nil function")
-	}
-	b.fromBody("Run", "RunFrom")
-	b.schedule((*sched.Worker)(b.w), f, nil)
-}
-
-// RunFrom starts f(w) as a task of the block from a task of the block (or
-// from the body, or from code they run through fj), forked onto w, the
-// worker the caller runs on: tasks that start tasks run depth first, like
-// forks, and keep only O(depth) of them queued per worker. Idle workers
-// steal them from there.
+// Run starts f(w) as a task of the block. The body and every task of the
+// block may call it: f is forked onto the caller's own worker (found from
+// the calling goroutine, in nanoseconds), where idle workers may steal it,
+// so that tasks that start tasks run depth first, like forks, and keep
+// only O(depth) of them queued per worker.
 //
 //	taskblock.Define(p, func(b *taskblock.Block) {
 //		var walk func(w *pool.Worker, n *Node)
 //		walk = func(w *pool.Worker, n *Node) {
 //			for _, c := range n.Children {
-//				b.RunFrom(w, func(w *pool.Worker) { walk(w, c) })
+//				b.Run(func(w *pool.Worker) { walk(w, c) })
 //			}
 //			visit(n)
 //		}
 //		b.Run(func(w *pool.Worker) { walk(w, root) })
 //	})
+//
+// Once a task of the block has panicked or failed, the block is canceled
+// and Run does not start f at all. Run panics if the block has ended
+// (Define returned) or if the calling goroutine is not running a task of
+// the block's pool.
+func (b *Block) Run(f func(w *pool.Worker)) {
+	if f == nil {
+		panic("taskblock: Run with a nil function")
+	}
+	b.schedule(b.caller("Run"), f, nil)
+}
+
+// RunFrom is Run with the caller's worker given: w must be the worker the
+// calling task received. It is checked, as every *pool.Worker given to fj
+// is, and then it is Run.
 func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: RunFrom with a nil function")
@@ -101,22 +101,20 @@ func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
 	b.schedule(b.from(w, "RunFrom"), f, nil)
 }
 
-// Go starts f(w) as a task of a block created by DefineErr, on the body's
-// worker; only the body may call it (tasks use GoFrom). The first non-nil
-// error returned by a task (or by the body) cancels the block: tasks that
-// have not started yet are skipped, Canceled reports true so that running
-// tasks can stop early, and DefineErr returns that error.
+// Go starts f(w) as a task of a block created by DefineErr, as Run does.
+// The first non-nil error returned by a task (or by the body) cancels the
+// block: tasks that have not started yet are skipped, Canceled reports
+// true so that running tasks can stop early, and DefineErr returns that
+// error.
 func (b *Block) Go(f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: Go with a nil function")
 	}
 	b.checkErrMode("Go")
-	b.fromBody("Go", "GoFrom")
-	b.schedule((*sched.Worker)(b.w), nil, f)
+	b.schedule(b.caller("Go"), nil, f)
 }
 
-// GoFrom is RunFrom for a block created by DefineErr: it starts f(w) as a
-// task of the block, forked onto w, the worker of the calling task.
+// GoFrom is Go with the caller's worker given, as RunFrom is Run.
 func (b *Block) GoFrom(w *pool.Worker, f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: GoFrom with a nil function")
@@ -131,23 +129,17 @@ func (b *Block) checkErrMode(op string) {
 	}
 }
 
-// fromBody panics unless op (Run or Go) may be called now: by the body,
-// while it runs. Any other caller is a task, which must say which worker
-// it runs on (alt).
-func (b *Block) fromBody(op, alt string) {
-	switch b.phase.Load() {
-	case bodyRunning:
-	case finished:
-		panic("taskblock: " + op + " on a block whose Define has returned")
-	default:
-		panic("taskblock: " + op + " called from a task of the block (the body has returned or is waiting): " +
-			"only the body may call " + op + "; a task starts more tasks with b." + alt + "(w, f), passing the worker it runs on")
+// caller returns the worker whose task the calling goroutine runs in the
+// block's pool, for Run and Go.
+func (b *Block) caller(op string) *sched.Worker {
+	b.checkLive(op)
+	w := b.sp.Caller()
+	if w == nil {
+		panic("taskblock: " + op + " called from a goroutine that is not running a task of the block's pool " +
+			"(a goroutine you started, or a task of another pool): only the body and the tasks of the block " +
+			"may start tasks in it")
 	}
-	if sched.DebugChecks && sched.Goid() != b.bodyG {
-		panic("taskblock: " + op + " called from a goroutine that is not running the block's body: " +
-			"a task of the block starts more tasks with b." + alt + "(w, f), passing the worker it runs on; " +
-			"a goroutine you started may not use the block")
-	}
+	return w
 }
 
 // from checks the worker given to RunFrom or GoFrom.
@@ -155,17 +147,19 @@ func (b *Block) from(w *pool.Worker, op string) *sched.Worker {
 	if w == nil {
 		panic("taskblock: " + op + " with a nil *pool.Worker")
 	}
-	if b.phase.Load() == finished {
-		panic("taskblock: " + op + " on a block whose Define has returned")
-	}
-	if w.Pool() != b.w.Pool() {
+	b.checkLive(op)
+	sw := sched.From[sched.Worker](w)
+	if sw.Pool() != b.sp {
 		panic("taskblock: " + op + " with a worker of another pool than the block's")
 	}
-	sw := (*sched.Worker)(w)
-	if sched.DebugChecks {
-		sw.CheckHolder("taskblock.Block." + op)
-	}
+	sw.Check("taskblock.Block." + op)
 	return sw
+}
+
+func (b *Block) checkLive(op string) {
+	if b.finished.Load() {
+		panic("taskblock: " + op + " on a block whose Define has returned")
+	}
 }
 
 // schedule forks a task of the block onto w, whose holder is the caller.
@@ -173,53 +167,49 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 	if b.canceled.Load() {
 		return
 	}
-	b.pending.Add(1)
+	if !b.group.Add() {
+		// G2: every task has finished and the body has returned: the
+		// caller is not a task of this block.
+		panic("taskblock: a task started in a block that has ended (its body returned and all its tasks " +
+			"finished): only the body and the tasks of the block may start tasks in it")
+	}
 	// The task last run from this deque slot, if it ran here, is free for
-	// reuse (see task.Run and sched.Reuse).
+	// reuse (J4).
 	t := sched.Reuse[task](w)
 	if t == nil {
 		t = &task{}
-		t.Task.Init(t)
+		t.Init(t)
 	}
 	t.b, t.f, t.fe, t.owner = b, f, fe, w
-	w.Spawn(&t.Task)
+	w.Fork(&t.Task)
 }
 
 // Wait returns once every task run in the block so far, and every task
 // those ran, has finished. It is a join point for the body; meanwhile the
 // body's worker runs tasks instead of blocking. Only the body may call it:
 // a task that waits for its own block would wait for itself, so Wait
-// called from a task of the block (once the body has returned or while it
-// waits; in debug builds, always) panics. Wait does not raise the tasks'
+// called from any other goroutine panics. Wait does not raise the tasks'
 // panics; Define does, when it returns.
 func (b *Block) Wait() {
-	switch b.phase.Load() {
-	case bodyRunning:
-	case finished:
-		panic("taskblock: Wait on a block whose Define has returned")
-	default:
-		panic("taskblock: Wait called from a task of its own block: the task would wait for itself; only the body may call Wait")
+	b.checkLive("Wait")
+	if sched.Goid() != b.bodyG || b.waiting {
+		// Another goroutine, or a task of the block that the waiting
+		// body runs inline on its own goroutine.
+		panic("taskblock: Wait called from a task of its own block, or from a goroutine that is not running " +
+			"the block's body: the task would wait for itself; only the body may call Wait")
 	}
-	if sched.DebugChecks && sched.Goid() != b.bodyG {
-		panic("taskblock: Wait called from a goroutine that is not running the block's body " +
-			"(a task of the block would wait for itself); only the body may call Wait")
-	}
-	b.phase.Store(bodyWaiting)
 	b.wait()
-	b.phase.Store(bodyRunning)
 }
 
 // wait runs the block's tasks that are still at the bottom of the body's
-// worker's deque, inline (they are what the body waits for, so they cannot
-// wait for the body), and then waits for the rest, which other workers
-// took.
+// worker's deque, inline, and then waits for the rest (G4).
 func (b *Block) wait() {
-	w := (*sched.Worker)(b.w)
-	w.TakeBackUntil(&b.pending, func(r sched.Runnable) bool {
+	b.waiting = true
+	b.group.Wait(sched.From[sched.Worker](b.w), func(r sched.Runnable) bool {
 		t, ok := r.(*task)
 		return ok && t.b == b
 	})
-	w.WaitFor(&b.pending)
+	b.waiting = false
 }
 
 // Worker returns the worker that runs the body. The body may pass it to
@@ -236,37 +226,33 @@ func (t *task) Run(sw *sched.Worker) {
 	b, f, fe := t.b, t.f, t.fe
 	// Done with t itself. If it runs on the worker that pushed it, nobody
 	// else can reach it any more (a thief that read its slot lost the
-	// race to the pop), so hand it back now: the first RunFrom inside f
-	// uses the same deque slot and reuses t. A stolen task is left to the
+	// race to the pop), so hand it back now: the first Run inside f uses
+	// the same deque slot and reuses t. A stolen task is left to the
 	// garbage collector; its free flag belongs to its owner.
 	if t.owner == sw {
-		sched.Recycle(sw, &t.Task) // its fields are overwritten when it is reused
+		sw.Recycle(&t.Task) // its fields are overwritten when it is reused
 	} else {
 		t.b, t.f, t.fe = nil, nil, nil
 	}
-
-	defer b.pending.Done() // last: the task counts as finished after everything below
 	if b.canceled.Load() {
-		return // not started: skipped
+		b.group.Done() // not started: skipped
+		return
 	}
-	w := (*pool.Worker)(sw)
+	w := sched.As[pool.Worker](sw)
 	var err error
-	var pe *pool.PanicError
-	defer func() {
-		// Deferred, so that it also runs while a runtime.Goexit in f
-		// unwinds past Try (which has recorded it in pe by then).
-		if pe != nil {
-			b.fail(pe, false)
-		} else if err != nil {
-			b.setErr(err)
-		}
-	}()
-	sw.Try(&pe, func() {
+	sw.Guard(func() {
 		if fe != nil {
 			err = fe(w)
 		} else {
 			f(w)
 		}
+	}, func(p *sched.Panic) {
+		if p != nil {
+			b.fail(p, false)
+		} else if err != nil {
+			b.setErr(err)
+		}
+		b.group.Done() // last: the task counts as finished after everything above
 	})
 }
 
@@ -278,10 +264,10 @@ func (b *Block) failState() *failure {
 	return b.failure.Load()
 }
 
-func (b *Block) fail(pe *pool.PanicError, body bool) {
+func (b *Block) fail(p *sched.Panic, body bool) {
 	f := b.failState()
 	f.mu.Lock()
-	f.panics = append(f.panics, Panic{PanicError: pe, Body: body})
+	f.panics = append(f.panics, capturedPanic{p, body})
 	f.mu.Unlock()
 	b.canceled.Store(true)
 }
@@ -296,7 +282,8 @@ func (b *Block) setErr(err error) {
 	b.canceled.Store(true)
 }
 
-// outcome returns the panics and the first error, once the block is done.
+// outcome returns the panics, in the order they were captured, and the
+// first error, once the block is done.
 func (b *Block) outcome() (Panics, error) {
 	f := b.failure.Load()
 	if f == nil {
@@ -304,5 +291,23 @@ func (b *Block) outcome() (Panics, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.panics, f.err
+	if len(f.panics) == 0 {
+		return nil, f.err
+	}
+	cs := slices.Clone(f.panics)
+	slices.SortStableFunc(cs, func(a, b capturedPanic) int {
+		switch {
+		case a.p.Seq < b.p.Seq:
+			return -1
+		case a.p.Seq > b.p.Seq:
+			return 1
+		}
+		return 0
+	})
+	ps := make(Panics, len(cs))
+	for i, c := range cs {
+		pe, _ := c.p.Err.(*pool.PanicError)
+		ps[i] = Panic{PanicError: pe, Body: c.body}
+	}
+	return ps, f.err
 }

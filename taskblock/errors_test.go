@@ -115,7 +115,7 @@ func TestDefineErrFirstErrorCancels(t *testing.T) {
 					})
 				}
 				for spinning.Load() < int64(workers-1) {
-					runtime.Gosched()
+					spin(b.Worker())
 				}
 				for i := 0; i < m; i++ {
 					b.Go(func(*pool.Worker) error { ran.Add(1); return nil })

@@ -56,7 +56,7 @@ func TestGoexitInInlineTaskKeepsBlockStrict(t *testing.T) {
 			})
 			b.Run(func(*pool.Worker) { runtime.Goexit() }) // A
 			for !bStarted.Load() {
-				runtime.Gosched()
+				spin(b.Worker())
 			}
 		})
 	})

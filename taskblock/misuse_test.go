@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -61,31 +60,102 @@ func TestWaitFromOwnTaskPanics(t *testing.T) {
 	}
 }
 
-// Run is the body's: a task that calls it gets a message that says to use
-// RunFrom with its worker.
-func TestRunFromTaskPanicsWithTheFix(t *testing.T) {
+var errRunGo = errors.New("from a task")
+
+// Run and Go work from the body and from any task of the block (N4411):
+// each forks onto the calling task's own worker, found from the calling
+// goroutine.
+func TestRunAndGoFromTasks(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	for _, n := range []int{1, 2, 4} {
+		p := pool.New(pool.WithWorkers(n))
+		var ran atomic.Int64
+		taskblock.Define(p, func(b *taskblock.Block) {
+			b.Run(func(*pool.Worker) {
+				ran.Add(1)
+				b.Run(func(*pool.Worker) { ran.Add(1) })
+			})
+		})
+		if got := ran.Load(); got != 2 {
+			t.Errorf("workers=%d: Run from a task: %d tasks ran, want 2", n, got)
+		}
+		err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
+			b.Go(func(*pool.Worker) error {
+				b.Go(func(*pool.Worker) error { return errRunGo })
+				return nil
+			})
+			return nil
+		})
+		if !errors.Is(err, errRunGo) {
+			t.Errorf("workers=%d: Go from a task: DefineErr = %v, want errRunGo", n, err)
+		}
+		p.Close()
+	}
+}
+
+// The reproducer, as a test: a block of 500 tasks that each call
+// b.Run three times, nested, many times over, on 1, 2 and 4 workers: every
+// task runs exactly once and Define never waits for a task that will not
+// run (it used to hang in 1 run of 23 when Run guessed which deque to use).
+func TestRunFromTasksEveryTaskOnce(t *testing.T) {
+	reps := fjtest.Small(200, 20)
+	if fjtest.Long() {
+		reps = 2000
+	}
+	fjtest.Deadline(t, 120*time.Second)
+	for _, n := range []int{1, 2, 4} {
+		p := pool.New(pool.WithWorkers(n))
+		for r := 0; r < reps; r++ {
+			const tasks = 500
+			var counts [tasks * 4]atomic.Int32
+			taskblock.Define(p, func(b *taskblock.Block) {
+				for i := 0; i < tasks; i++ {
+					b.Run(func(*pool.Worker) {
+						counts[4*i].Add(1)
+						for k := 1; k <= 3; k++ {
+							b.Run(func(*pool.Worker) { counts[4*i+k].Add(1) })
+						}
+					})
+				}
+			})
+			for i := range counts {
+				if c := counts[i].Load(); c != 1 {
+					t.Fatalf("workers=%d rep %d: task %d ran %d times, want once", n, r, i, c)
+				}
+			}
+		}
+		p.Close()
+	}
+}
+
+// Run from a goroutine that is not running a task of the block's pool
+// panics, every time, in every build, naming the mistake; so does a Run on
+// a block that has ended.
+func TestRunFromForeignGoroutinePanics(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
-	r := catch(func() {
+	for i := 0; i < 100; i++ {
+		var got any
 		taskblock.Define(p, func(b *taskblock.Block) {
-			b.Run(func(*pool.Worker) { b.Run(func(*pool.Worker) {}) })
+			done := make(chan any)
+			go func() {
+				defer func() { done <- recover() }()
+				b.Run(func(*pool.Worker) {})
+			}()
+			got = <-done
 		})
-	})
-	msgs := blockPanicMessages(r)
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "b.RunFrom(w, f)") {
-		t.Errorf("Run from a task: %q, want the message to name b.RunFrom(w, f)", msgs)
+		if msg := panicMessage(got); !strings.Contains(msg, "not running a task of the block's pool") {
+			t.Fatalf("Run from a foreign goroutine: panic %q, want the message naming the mistake", msg)
+		}
 	}
-	r = catch(func() {
-		_ = taskblock.DefineErr(p, func(b *taskblock.Block) error {
-			b.Go(func(*pool.Worker) error { b.Go(func(*pool.Worker) error { return nil }); return nil })
-			return nil
-		})
+	var kept *taskblock.Block
+	taskblock.Define(p, func(b *taskblock.Block) { kept = b })
+	p.Run(func(*pool.Worker) {
+		if msg := panicMessage(catch(func() { kept.Run(func(*pool.Worker) {}) })); !strings.Contains(msg, "returned") {
+			t.Errorf("Run on an ended block from a task: panic %q, want one saying Define returned", msg)
+		}
 	})
-	msgs = blockPanicMessages(r)
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "b.GoFrom(w, f)") {
-		t.Errorf("Go from a task: %q, want the message to name b.GoFrom(w, f)", msgs)
-	}
 }
 
 // RunFrom with a worker of another pool, or a nil one, panics clearly.
@@ -110,28 +180,14 @@ func TestRunFromBadWorker(t *testing.T) {
 	}
 }
 
-// Debug checks: Run from a goroutine the user started panics (in a
-// non-debug build it would push onto a deque another goroutine owns).
-func TestDebugCheckRunFromForeignGoroutine(t *testing.T) {
-	if !sched.DebugChecks {
-		t.Skip("the debug checks need -race or -tags fjdebug")
-	}
+// RunFrom with a worker the calling goroutine does not hold panics in
+// every build (a nanosecond check): it would push onto a deque another
+// goroutine owns.
+func TestRunFromForeignWorkerPanics(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
 	var got any
-	taskblock.Define(p, func(b *taskblock.Block) {
-		done := make(chan any)
-		go func() {
-			defer func() { done <- recover() }()
-			b.Run(func(*pool.Worker) {})
-		}()
-		got = <-done
-	})
-	if msg := panicMessage(got); !strings.Contains(msg, "not running the block's body") {
-		t.Fatalf("Run from a foreign goroutine: panic %q, want the debug check's message", msg)
-	}
-	// And a task that passes a worker it does not hold to RunFrom.
 	taskblock.Define(p, func(b *taskblock.Block) {
 		bodyW := b.Worker()
 		done := make(chan any)
@@ -142,7 +198,7 @@ func TestDebugCheckRunFromForeignGoroutine(t *testing.T) {
 		got = <-done
 	})
 	if msg := panicMessage(got); !strings.Contains(msg, "not running its task") {
-		t.Fatalf("RunFrom with a worker held by another goroutine: panic %q, want the debug check's message", msg)
+		t.Fatalf("RunFrom with a worker held by another goroutine: panic %q, want the check's message", msg)
 	}
 }
 

@@ -213,7 +213,7 @@ func TestPanicsFromTasksOnEveryWorker(t *testing.T) {
 							ids[i] = w.ID()
 							started.Add(1)
 							for started.Load() < int64(workers) {
-								runtime.Gosched()
+								spin(w)
 							}
 							panicInTask(i)
 						})
@@ -356,7 +356,7 @@ func TestPanicSkipsTasksNotStarted(t *testing.T) {
 							})
 						}
 						for spinning.Load() < int64(workers-1) {
-							runtime.Gosched()
+							spin(b.Worker())
 						}
 						// Nobody is free to run these.
 						for i := 0; i < m; i++ {

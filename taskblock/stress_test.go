@@ -2,7 +2,6 @@ package taskblock_test
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -271,7 +270,7 @@ func TestRunFromStolenTask(t *testing.T) {
 					})
 				})
 				for !started.Load() {
-					runtime.Gosched() // not helping: only a thief can start the task
+					spin(b.Worker()) // not helping: only a thief can start the task
 				}
 				for i := 0; i < 20; i++ {
 					runTree(b.Worker(), b, d, f, &ran)
@@ -308,7 +307,7 @@ func TestRunFromJoinClosureOnAnotherWorker(t *testing.T) {
 						func(w *pool.Worker) int {
 							faID = w.ID()
 							for !fbStarted.Load() {
-								runtime.Gosched() // not helping: fb must be stolen
+								spin(w) // not helping: fb must be stolen
 							}
 							runTree(w, b, d, f, &ran)
 							return 0
@@ -365,7 +364,7 @@ func TestRunFromNestedBlockTaskOnAnotherWorker(t *testing.T) {
 							}
 						})
 						for !started.Load() {
-							runtime.Gosched() // not helping: only a thief can start it
+							spin(w) // not helping: only a thief can start it
 						}
 						runTree(w, b, d, f, &ran)
 						runTree(w, nb, d, f, &nestedRan)

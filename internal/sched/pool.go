@@ -75,6 +75,13 @@ func New(cfg Config) *Pool {
 			regionName: cfg.Name + " worker " + strconv.Itoa(i),
 		}
 	}
+	// Every worker starts counted as searching (U1, without the cap: it
+	// is about to make its first search and sleep), so that ctl is never
+	// 0 while a worker is idle (F2 in job.go relies on that).
+	for _, w := range p.workers {
+		w.searching = true
+	}
+	p.ctl.Store(uint64(n) * searchingOne)
 	for _, w := range p.workers {
 		p.startCarrier(w.newCarrier(), true)
 	}
@@ -109,6 +116,10 @@ func (p *Pool) Close() {
 	})
 }
 
+// ClosedMessage is what every use of a closed pool from outside panics
+// with.
+const ClosedMessage = "pool: use of a closed pool (Close has been called; the pool runs no new work from outside)"
+
 // Closed reports whether Close has been called.
 func (p *Pool) Closed() bool { return p.closed.Load() }
 
@@ -126,25 +137,22 @@ func (p *Pool) Run(f func(w *Worker)) {
 		return
 	}
 	j := &externalJob{f: f}
-	j.Task.Init(j)
+	j.Init(j)
 	p.Submit(&j.Task)
 	p.Wait(&j.done)
-	if j.err != nil {
-		panic(j.err)
+	if j.panic != nil {
+		panic(j.panic.Err)
 	}
 }
 
+// externalJob is a function submitted from outside the pool (Run).
 type externalJob struct {
-	Task
-	f    func(w *Worker)
-	done Latch
-	err  *PanicError
+	Job
+	f func(w *Worker)
 }
 
 func (j *externalJob) Run(w *Worker) {
-	defer j.done.Set() // last, after Try has recorded how f ended
-	w.Try(&j.err, func() { j.f(w) })
-	j.f = nil
+	j.Complete(w, func() { j.f(w) })
 }
 
 // Submit queues t on the pool's injector, from any goroutine, and wakes a
@@ -159,7 +167,7 @@ func (p *Pool) Submit(t *Task) {
 	p.inflight.Add(1)
 	if p.closed.Load() {
 		p.inflight.Add(-1)
-		panic("pool: use of a closed pool")
+		panic(ClosedMessage)
 	}
 	p.inj.push(rand.Uint32(), t)
 	p.inflight.Add(-1)

@@ -51,7 +51,7 @@ func TestWakeRampIsLogarithmic(t *testing.T) {
 			if got := forkjoin.Invoke(p, func(w *pool.Worker) int { return fib(w, 24) }); got != 46368 {
 				t.Fatalf("fib(24) = %d", got)
 			}
-			depth, woken := sched.MaxWakeDepth((*sched.Pool)(p))
+			depth, woken := sched.MaxWakeDepth(sched.From[sched.Pool](p))
 			t.Logf("n=%d: %d workers woken, longest chain of wake-ups %d (log2 n = %d)", n, woken, depth, bits.Len(uint(n-1)))
 			if woken == 0 || depth == 0 || int(depth) > woken {
 				t.Errorf("n=%d: %d workers woken with a longest chain of %d: the chains are not recorded", n, woken, depth)
@@ -74,7 +74,7 @@ func TestSearchersCapped(t *testing.T) {
 			}
 		}
 		p.Close()
-		most := sched.MaxSearchers((*sched.Pool)(p))
+		most := sched.MaxSearchers(sched.From[sched.Pool](p))
 		t.Logf("n=%d: at most %d searchers at once (limit %d)", n, most, n/2)
 		if most == 0 || most > uint32(n/2) {
 			t.Errorf("n=%d: %d searchers at once, want 1 to n/2 = %d", n, most, n/2)

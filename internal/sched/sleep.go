@@ -301,8 +301,31 @@ func (w *Worker) leaveSleep(woken bool) {
 		if !woken {
 			<-w.wake
 		}
+		p.ctl.Add(minusSleeping)
+		return
 	}
-	p.ctl.Add(minusSleeping)
+	// S5 for a worker nobody claimed: it leaves the sleeping count and,
+	// in the same CAS, takes a searching unit as U1 would (if the cap
+	// allows; if not, others search). A worker that is not running a
+	// task is thus counted in ctl at every instant, which is what F2
+	// (job.go) relies on: ctl == 0 means that every worker is busy.
+	n := uint32(len(p.workers))
+	for {
+		c := p.ctl.Load()
+		nc := c + minusSleeping
+		s := searchingOf(c) + waitingOf(c)
+		take := s == 0 || 2*s < n-(sleepingOf(c)-1)
+		if take {
+			nc += searchingOne
+		}
+		if p.ctl.CompareAndSwap(c, nc) {
+			if take {
+				w.searching = true
+				p.noteSearchers(nc)
+			}
+			return
+		}
+	}
 }
 
 // hasWork reports whether any queue looks non-empty: the injector or any

@@ -169,3 +169,50 @@ func (c *Counter) addWaiter(n *waiter) bool {
 		}
 	}
 }
+
+// WaitFor returns once e is set. It must be called by the task running on
+// w. If e is not set after a brief spin, the task parks: its goroutine
+// blocks, with the task's frames on it, and w carries on running other
+// tasks (its own deque's, then injected and stolen ones) on another
+// goroutine. When e is set, the task becomes resumable and continues as
+// soon as that goroutine reaches a point where it can hand w back (between
+// tasks, or when it parks in turn). The worker thus never blocks while
+// there is work, and no task ever runs on top of a waiting one, which is
+// what makes any acyclic graph of joins deadlock-free (see carrier.md).
+func (w *Worker) WaitFor(e Event) {
+	if debugChecks {
+		w.mustHold("join")
+	}
+	for i := 0; !e.IsSet(); i++ {
+		if i < waitSpins {
+			// Most waits at the leaves of a computation end within
+			// a microsecond or two; parking costs about as much. Spin
+			// on the event's load: runtime.Gosched would take the Go
+			// scheduler's global lock and queue us on its global run
+			// queue, every time.
+			continue
+		}
+		c := w.cur
+		n := &waiter{w: c}
+		if !e.addWaiter(n) {
+			return // a latch, set meanwhile
+		}
+		// Re-check after registering. If e is set, cancel the node,
+		// unless its setter claimed it first: then c is (or is about to
+		// be) on the resumable list and must go through the hand-off.
+		if e.IsSet() && n.claim() {
+			return
+		}
+		s := w.scope // other carriers run other tasks meanwhile
+		w.parked.Add(1)
+		w.handOff(c)
+		c.awaitTurn()
+		w.setHolder(c)
+		w.parked.Add(-1)
+		w.scope = s
+	}
+}
+
+// waitSpins is the number of loads of the event WaitFor makes before it
+// parks: about a microsecond.
+const waitSpins = 512

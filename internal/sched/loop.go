@@ -86,8 +86,16 @@ func (w *Worker) hold(c *carrier) {
 // going to sleep (see resume).
 func (w *Worker) resumePending() bool { return w.nResumable.Load() != 0 }
 
+// injectorEvery is how often (in task lookups) a worker looks at the
+// injector before its own deque, so that work submitted from outside
+// cannot starve behind a worker that always has local work.
+const injectorEvery = 61
+
 // local returns the next task from w's own deque, except every
-// injectorEvery lookups when the injector comes first, or nil.
+// injectorEvery lookups when the injector comes first, or nil. Between
+// tasks, too, private tasks are published if another worker wants work
+// (job.go, F2): a task that forked and returned without joining leaves
+// them behind.
 func (w *Worker) local() *Task {
 	w.tick++
 	if w.tick%injectorEvery == 0 {
@@ -96,15 +104,15 @@ func (w *Worker) local() *Task {
 			return t
 		}
 	}
+	if w.pool.ctl.Load() != 0 && w.dq.Private() > 1 {
+		w.share()
+	}
 	return w.dq.Pop()
 }
 
 // runTask runs a task of the main loop, counted in w's tasks in progress.
 func (w *Worker) runTask(t *Task) {
 	w.taskStart()
-	if debugChecks {
-		w.debugTick.Store(0) // a new task: its first forks are checked (debug.go)
-	}
 	if trace.IsEnabled() {
 		w.executeTraced(t)
 	} else {

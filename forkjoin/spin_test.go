@@ -1,0 +1,18 @@
+package forkjoin_test
+
+import (
+	"runtime"
+
+	"github.com/forkjoin/fj/internal/schedtest"
+	"github.com/forkjoin/fj/pool"
+)
+
+// spin is one turn of a wait that does not join (a test forcing a fork of
+// w's task onto another worker): it publishes w's private forks if another
+// worker wants work, then yields. A fork stays private to its worker until
+// its worker forks, joins or finishes a task (internal/sched, job.go, F2),
+// so a task that waits without doing any of those must publish.
+func spin(w *pool.Worker) {
+	schedtest.W(w).Share()
+	runtime.Gosched()
+}

@@ -1,0 +1,183 @@
+package sched
+
+// search is the holder's idle sub-machine (sleep.md: searching, waiting,
+// sleepy, asleep): it looks for work in the injector and other workers'
+// deques, and sleeps when it finds none. It returns a task to run (with
+// running), or nil with the state the holder goes to next: handingOff when
+// a parked task of w's has become resumable, exiting when the pool has
+// shut down and no work is left.
+func (w *Worker) search() (*Task, holderState) {
+	p := w.pool
+	w.publish()
+	look := false // whether to make a pass even when not searching
+	for {
+		w.startSearching()
+		if w.searching {
+			if t := w.searchPasses(); t != nil {
+				w.stopSearching(true)
+				return t, running
+			}
+		} else {
+			// Searchers are at their cap: leave the deques to them.
+			// The injector is cheap to look at, and a cancelled sleep
+			// (S2 saw work) deserves one look everywhere.
+			if t := w.popInjector(); t != nil {
+				return t, running
+			}
+			if look {
+				if t := w.steal(); t != nil {
+					return t, running
+				}
+			}
+		}
+		if w.resumePending() {
+			w.stopSearching(false)
+			return nil, handingOff
+		}
+		if p.closed.Load() && p.quiescent() {
+			w.stopSearching(false)
+			return nil, exiting
+		}
+		look = w.sleep()
+	}
+}
+
+// searchRounds bounds a searcher's passes over the queues per search: the
+// first at once, the others only when a publisher has announced new work
+// meanwhile (awaitNews). A pass probes each of the n-1 other deques once,
+// so a search makes at most searchRounds×(n-1) failed steal attempts, and
+// an idle episode (search, then sleep) is O(n), like the Go scheduler's
+// four passes over the other Ps.
+const searchRounds = 4
+
+// searchPasses makes up to searchRounds passes over the injector and the
+// other workers' deques. It returns nil when they found nothing, or when a
+// parked task of w's has become resumable.
+func (w *Worker) searchPasses() *Task {
+	for r := 0; ; r++ {
+		if w.resumePending() {
+			return nil
+		}
+		if t := w.findWork(); t != nil {
+			return t
+		}
+		if r+1 == searchRounds || !w.awaitNews() {
+			return nil
+		}
+	}
+}
+
+// awaitNews is step N1: w, a searcher that found nothing, moves its unit
+// from the searching count to the waiting count and spins on loads of
+// pool.news until a publisher bumps it (P3: a publisher that sees nobody
+// searching and somebody waiting does), for about a microsecond or two;
+// then it moves back to searching. It reports whether news came, or a
+// parked task became resumable, meanwhile. While a searcher waits, the
+// first publisher pays one atomic add (P3) instead of nothing; while one
+// searches, publishers pay nothing.
+func (w *Worker) awaitNews() bool {
+	p := w.pool
+	// Read the epoch before registering, so that news that follows the
+	// registration is seen.
+	e := p.news.Load()
+	p.ctl.Add(searchingToWaiting)
+	got := false
+	for i := 1; i <= newsSpins; i++ {
+		if p.news.Load() != e || (i%64 == 0 && w.resumePending()) {
+			got = true
+			break
+		}
+	}
+	p.ctl.Add(waitingToSearching)
+	return got
+}
+
+// newsSpins is the number of loads of pool.news awaitNews makes: a
+// microsecond or two, about what waking a parked worker costs the waker.
+const newsSpins = 2048
+
+// findWork makes one pass over the injector and the other workers' deques.
+func (w *Worker) findWork() *Task {
+	if t := w.popInjector(); t != nil {
+		return t
+	}
+	return w.steal()
+}
+
+// popInjector takes a task from the injector for w, whose deque is empty,
+// rotating the first bucket so that no bucket is always looked at last.
+// It takes a batch when the bucket holds more (up to half of it, and of
+// w's deque, see popBatch) and pushes the rest on w's deque, where w runs
+// them next and other workers can steal them, instead of taking the
+// bucket's lock once per task.
+func (w *Worker) popInjector() *Task {
+	if w.pull == nil {
+		w.pull = make([]*Task, max(1, w.dq.Cap()/2))
+	}
+	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Count()))
+	k := w.pool.inj.popBatch(uint32(w.id)+w.tick, w.pull[:room])
+	if k == 0 {
+		return nil
+	}
+	w.c.InjectorPops += uint64(k)
+	t := w.pull[0]
+	if k > 1 {
+		for _, x := range w.pull[1:k] {
+			if !w.dq.Push(x) {
+				// Not expected (only thieves touch the deque, and
+				// they make room): give it back rather than lose it.
+				w.c.InjectorPops--
+				w.pool.inj.push(uint32(w.id), x)
+			}
+		}
+		w.dq.Publish()
+		// P1 was the pushes: publish them to sleepers (P2).
+		w.pool.notify(w)
+	}
+	clear(w.pull[:k])
+	return t
+}
+
+// steal tries every other worker's deque once, the last victim that paid
+// off first and then the others from a random starting point.
+func (w *Worker) steal() *Task {
+	ws := w.pool.workers
+	n := len(ws)
+	if n == 1 {
+		return nil
+	}
+	if v := w.lastVictim; v >= 0 {
+		if t := ws[v].dq.Steal(); t != nil {
+			w.c.Steals++
+			return t
+		}
+		w.c.FailedSteals++
+	}
+	start := int(w.random() % uint64(n))
+	for i := 0; i < n; i++ {
+		v := start + i
+		if v >= n {
+			v -= n
+		}
+		if v == w.id || v == w.lastVictim {
+			continue
+		}
+		if t := ws[v].dq.Steal(); t != nil {
+			w.lastVictim = v
+			w.c.Steals++
+			return t
+		}
+		w.c.FailedSteals++
+	}
+	return nil
+}
+
+// random returns the next value of w's xorshift64* generator.
+func (w *Worker) random() uint64 {
+	x := w.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	w.rng = x
+	return x * 2685821657736338717
+}
