@@ -32,35 +32,39 @@ func JoinArgs[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, a, b A) (
 		panic("forkjoin: JoinArgs with a nil function")
 	}
 	s := sw(w)
-	j := sched.Reuse[argJob[A, R]](s)
-	if j == nil {
-		j = new(argJob[A, R])
-		j.Init(j)
+	var j *argJob[A, R]
+	if t := s.Spare(); t != nil {
+		j, _ = t.Runnable().(*argJob[A, R])
 	}
-	j.f, j.arg = f, b
-	s.Fork(&j.Task)
-	pending := true
-	if p := sched.Capture(func() {
-		ra = f(w, a)
-		if s.Join(&j.Job) {
-			pending = false
-			arg := j.arg
-			s.Recycle(&j.Task) // J4, before the nested forks that reuse j
-			rb = f(w, arg)
-			return
+	if j == nil {
+		j = &argJob[A, R]{f: f, arg: b}
+		j.Init(j)
+		s.Fork(&j.Task)
+	} else {
+		j.f, j.arg = f, b
+		if !s.ReforkFast(&j.Task) { // J4
+			s.Refork(&j.Task)
 		}
-		pending = false
-		res := j.res
-		if p := finish(s, &j.Job, func() { j.res = *new(R) }); p != nil {
+	}
+	state := sched.Forked
+	defer func() {
+		if state != sched.Joined {
+			s.Unwound(&j.Job, state, recover())
+		}
+	}()
+	ra = f(w, a)
+	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
+		state = sched.Joining
+		arg := j.arg
+		s.Recycle(&j.Task) // J4, before the nested forks that reuse j
+		rb = f(w, arg)
+	} else {
+		state = sched.Joining
+		if p := stolen(s, &j.Job, func() { rb, j.res = j.res, *new(R) }); p != nil {
 			panic(p.Err)
 		}
-		rb = res
-	}); p != nil {
-		if pending {
-			panic(abandon(s, &j.Job, p, func() { j.res = *new(R) }))
-		}
-		panic(p.Err)
 	}
+	state = sched.Joined
 	return ra, rb
 }
 
@@ -92,9 +96,7 @@ func JoinAll[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []A) 
 	}
 	res := make([]R, len(args))
 	if len(args) > 0 {
-		if p := sched.Capture(func() { joinAll(w, f, args, res) }); p != nil {
-			panic(p.Err)
-		}
+		joinAll(w, f, args, res)
 	}
 	return res
 }
@@ -108,33 +110,37 @@ func joinAll[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, res 
 	}
 	mid := len(args) / 2
 	s := sw(w)
-	j := sched.Reuse[rangeJob[A, R]](s)
+	var j *rangeJob[A, R]
+	if t := s.Spare(); t != nil {
+		j, _ = t.Runnable().(*rangeJob[A, R])
+	}
 	if j == nil {
 		j = new(rangeJob[A, R])
 		j.Init(j)
+		j.f, j.args, j.res = f, args[mid:], res[mid:]
+		s.Fork(&j.Task)
+	} else {
+		j.f, j.args, j.res = f, args[mid:], res[mid:]
+		if !s.ReforkFast(&j.Task) {
+			s.Refork(&j.Task)
+		}
 	}
-	j.f, j.args, j.res = f, args[mid:], res[mid:]
-	s.Fork(&j.Task)
+	state := sched.Forked
+	defer func() {
+		if state != sched.Joined {
+			s.Unwound(&j.Job, state, recover())
+		}
+	}()
+	joinAll(w, f, args[:mid], res[:mid])
 	drop := func() { j.args, j.res = nil, nil }
-	pending := true
-	if p := sched.Capture(func() {
-		joinAll(w, f, args[:mid], res[:mid])
-		if s.Join(&j.Job) {
-			pending = false
-			rargs, rres := j.args, j.res
-			drop()
-			s.Recycle(&j.Task)
-			joinAll(w, f, rargs, rres)
-			return
-		}
-		pending = false
-		if p := finish(s, &j.Job, drop); p != nil {
-			panic(p.Err)
-		}
-	}); p != nil {
-		if pending {
-			panic(abandon(s, &j.Job, p, drop))
-		}
+	state = sched.Joining
+	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
+		rargs, rres := j.args, j.res
+		drop()
+		s.Recycle(&j.Task)
+		joinAll(w, f, rargs, rres)
+	} else if p := stolen(s, &j.Job, drop); p != nil {
 		panic(p.Err)
 	}
+	state = sched.Joined
 }

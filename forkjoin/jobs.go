@@ -29,13 +29,20 @@ func (j *funcJob[R]) Run(w *sched.Worker) {
 
 // forkFunc forks f onto s as a recycled funcJob.
 func forkFunc[R any](s *sched.Worker, f func(*pool.Worker) R) *funcJob[R] {
-	j := sched.Reuse[funcJob[R]](s)
-	if j == nil {
-		j = new(funcJob[R])
-		j.Init(j)
+	var j *funcJob[R]
+	if t := s.Spare(); t != nil {
+		j, _ = t.Runnable().(*funcJob[R])
 	}
-	j.f = f
-	s.Fork(&j.Task)
+	if j == nil {
+		j = &funcJob[R]{f: f}
+		j.Init(j)
+		s.Fork(&j.Task)
+	} else {
+		j.f = f
+		if !s.ReforkFast(&j.Task) { // J4
+			s.Refork(&j.Task)
+		}
+	}
 	return j
 }
 
@@ -65,27 +72,15 @@ func (j *rangeJob[A, R]) Run(w *sched.Worker) {
 	j.Complete(w, func() { joinAll(pw(w), j.f, j.args, j.res) })
 }
 
-// finish completes j after Join reported that it ran elsewhere (J3): the
-// job is the joiner's alone again. It returns how the job ended, after
-// resetting and recycling it. clear drops what the job holds.
-func finish(s *sched.Worker, j *sched.Job, clear func()) *sched.Panic {
+// stolen completes j after TakeBack reported that another worker took it:
+// it waits for j to finish there (J3), after which the job is the
+// joiner's alone again, lets take read its result, and returns how the job
+// ended, after resetting and recycling it (J4).
+func stolen(s *sched.Worker, j *sched.Job, take func()) *sched.Panic {
+	s.Await(j)
 	p := j.Panic()
-	clear()
+	take()
 	j.Reset()
 	s.Recycle(&j.Task)
 	return p
-}
-
-// abandon handles a forked job whose forker panicked before joining it:
-// the job is dropped if it has not started (J1) and waited for otherwise
-// (J3), so that no task of a join outlives it. It returns the error to
-// raise: the first of p, the forker's panic, and the job's own, if it
-// panicked too, with the other attached (sched.First).
-func abandon(s *sched.Worker, j *sched.Job, p *sched.Panic, clear func()) error {
-	if s.Join(j) {
-		clear() // never run: drop it, and what it captured
-		s.Recycle(&j.Task)
-		return p.Err
-	}
-	return sched.First(p, finish(s, j, clear))
 }

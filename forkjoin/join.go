@@ -32,30 +32,29 @@ func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.W
 	}
 	s := sw(w)
 	j := forkFunc(s, fb)
-	pending := true // j may still be queued or running elsewhere
-	if p := sched.Capture(func() {
-		a = fa(w)
-		if s.Join(&j.Job) {
-			// J1: taken back. Recycle j before running fb: the first
-			// fork inside fb uses this same slot and reuses j.
-			pending = false
-			f := j.f
-			j.f = nil
-			s.Recycle(&j.Task)
-			b = f(w)
-			return
+	state := sched.Forked
+	defer func() {
+		if state != sched.Joined {
+			s.Unwound(&j.Job, state, recover())
 		}
-		pending = false
-		res := j.res
-		if p := finish(s, &j.Job, func() { j.f = nil; j.res = *new(B) }); p != nil {
-			panic(p.Err) // re-raised below as is
+	}()
+	a = fa(w)
+	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
+		// J1: taken back. Recycle j before running fb: the first fork
+		// inside fb uses this same slot and reuses j. A panic in fb is
+		// raised by Unwind as a *pool.PanicError, like every panic out
+		// of a join.
+		state = sched.Joining
+		f := j.f
+		j.f = nil
+		s.Recycle(&j.Task)
+		b = f(w)
+	} else {
+		state = sched.Joining
+		if p := stolen(s, &j.Job, func() { b, j.f, j.res = j.res, nil, *new(B) }); p != nil {
+			panic(p.Err)
 		}
-		b = res
-	}); p != nil {
-		if pending {
-			panic(abandon(s, &j.Job, p, func() { j.f = nil; j.res = *new(B) }))
-		}
-		panic(p.Err)
 	}
+	state = sched.Joined
 	return a, b
 }

@@ -130,10 +130,12 @@ func (j *Job) Reset() {
 // Fork, or nil (J4). The object is the one in the deque slot that the
 // next Fork fills, if it was recycled and is a *T; its fields are as they
 // were when it was recycled. Only the goroutine running w's current task
-// may call it.
+// may call it. (Generic code on the fork path calls Spare and Claim
+// itself: a call of a generic function from generic code is not
+// inlined.)
 func Reuse[T any](w *Worker) *T {
-	t := w.dq.Spare()
-	if t == nil || !t.free || t.spilled {
+	t := w.Spare()
+	if t == nil {
 		return nil
 	}
 	x, ok := any(t.r).(*T)
@@ -144,19 +146,76 @@ func Reuse[T any](w *Worker) *T {
 	return x
 }
 
+// Spare returns the recycled task in the deque slot that w's next Fork
+// fills, or nil (J4). Its Runnable tells what job it is; Refork forks it
+// again. Only the goroutine holding w may call it.
+func (w *Worker) Spare() *Task {
+	t := w.dq.Spare()
+	if t == nil || !t.free { // Recycle never frees a spilled task
+		return nil
+	}
+	return t
+}
+
+// Runnable returns what t runs: the job that embeds it.
+func (t *Task) Runnable() Runnable { return t.r }
+
 // Recycle hands t, which w forked, back for Reuse (J4). Nobody may use t
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
 // goroutine running w's current task may call it.
-func (w *Worker) Recycle(t *Task) { t.free = true }
+func (w *Worker) Recycle(t *Task) { t.free = !t.spilled }
 
-// Fork schedules t on w's deque (F1), publishing w's private tasks if
-// another worker wants work (F2). Only the goroutine holding w may call
-// it.
+// Fork schedules t on w's deque (F1), publishing w's private tasks if another
+// worker wants work (F2). Only the goroutine holding w may call it.
 func (w *Worker) Fork(t *Task) {
 	if debugChecks {
 		w.mustHold("fork")
 	}
+	w.forkSlow(t)
+}
+
+// Refork forks again t, the recycled task that Spare has just returned
+// (J4), as Fork does: the common case of recursive code, where the slot
+// the fork fills already holds t and nothing but the private bottom
+// changes. No other operation on w may come between Spare and Refork. The
+// common case of that common case, every worker busy, is ReforkFast,
+// inlined into the caller:
+//
+//	if !s.ReforkFast(t) {
+//		s.Refork(t)
+//	}
+func (w *Worker) Refork(t *Task) {
+	if debugChecks {
+		w.mustHold("fork")
+	}
+	t.free = false
+	if t.scope != w.scope {
+		w.forkSlow(t) // stores the scope, and pushes
+		return
+	}
+	w.dq.PushSpare()
+	// F2, written out so that the common case costs one load and no call.
+	if w.pool.ctl.Load() != 0 {
+		w.share()
+	}
+}
+
+// ReforkFast is Refork when it costs nothing but plain loads and stores:
+// the task's scope is unchanged and no worker wants work (F2 has nothing
+// to do). It reports false, having changed nothing, otherwise.
+func (w *Worker) ReforkFast(t *Task) bool {
+	if debugChecks || t.scope != w.scope || w.pool.ctl.Load() != 0 {
+		return false
+	}
+	t.free = false
+	w.dq.PushSpare()
+	return true
+}
+
+// forkSlow is Fork for a task whose scope or slot must be stored, or
+// whose deque is full.
+func (w *Worker) forkSlow(t *Task) {
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
 		// keeps its scope, and skipping the store skips its write
@@ -167,7 +226,6 @@ func (w *Worker) Fork(t *Task) {
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
-	// F2, written out so that the common case costs one load and no call.
 	if w.pool.ctl.Load() != 0 {
 		w.share()
 	}
@@ -200,7 +258,7 @@ func (w *Worker) share() {
 // otherwise j has run elsewhere and finished (J3): Panic tells how. It
 // must be called by the goroutine holding w.
 func (w *Worker) Join(j *Job) (inline bool) {
-	if w.takeBack(&j.Task) {
+	if w.TakeBack(&j.Task) {
 		return true
 	}
 	w.WaitFor(&j.done)
@@ -212,11 +270,37 @@ func (w *Worker) Join(j *Job) (inline bool) {
 // It must be called by the goroutine holding w.
 func (w *Worker) Await(j *Job) { w.WaitFor(&j.done) }
 
-// takeBack is J1 and J2: it pops the task at the bottom of w's deque and
-// reports whether it is t; a task that overflowed to the injector is
-// claimed instead, if nobody has started it. A different task at the
-// bottom is put back.
-func (w *Worker) takeBack(t *Task) bool {
+// TakeBack is J1 and J2: it reports whether t, which w forked, was taken
+// back, and the caller must run it inline now; if not, another worker
+// took it. The common case, t private at the bottom of the deque, is
+// TakeBackFast, inlined into the caller:
+//
+//	if s.TakeBackFast(t) || s.TakeBack(t) {
+//		// run it inline
+//	}
+func (w *Worker) TakeBack(t *Task) bool {
+	if w.TakeBackFast(t) {
+		return true
+	}
+	return w.takeBackSlow(t)
+}
+
+// TakeBackFast pops t if it is the private task at the bottom of w's
+// deque (D3): no fence, no call. It reports false, having changed
+// nothing, otherwise.
+func (w *Worker) TakeBackFast(t *Task) bool {
+	if !w.dq.PopPrivate(t) {
+		return false
+	}
+	w.c.Executed++
+	return true
+}
+
+// takeBackSlow is TakeBack for a task that is not the private bottom: a
+// published one, one that overflowed to the injector (claimed instead,
+// if nobody has started it), or one that is gone. A different task at the
+// bottom is put back (J2).
+func (w *Worker) takeBackSlow(t *Task) bool {
 	if t.spilled {
 		// It overflowed to the injector: whoever claims it runs it.
 		// Taking it back here keeps a full deque from turning every
@@ -237,8 +321,6 @@ func (w *Worker) takeBack(t *Task) bool {
 	x := w.dq.Pop()
 	if x == t {
 		w.c.Executed++
-		// F2 at the join: a task forked long ago may still be private
-		// while another worker went idle meanwhile.
 		if w.pool.ctl.Load() != 0 {
 			w.share()
 		}

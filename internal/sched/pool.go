@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"github.com/forkjoin/fj/internal/wsdeque"
 )
 
 // Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
@@ -67,7 +65,6 @@ func New(cfg Config) *Pool {
 		p.workers[i] = &Worker{
 			pool:       p,
 			id:         i,
-			dq:         wsdeque.New[Task](cfg.DequeCapacity),
 			wake:       make(chan struct{}, 1),
 			rng:        rand.Uint64() | 1,
 			lastVictim: -1,
@@ -79,6 +76,7 @@ func New(cfg Config) *Pool {
 	// is about to make its first search and sleep), so that ctl is never
 	// 0 while a worker is idle (F2 in job.go relies on that).
 	for _, w := range p.workers {
+		w.dq.Init(cfg.DequeCapacity)
 		w.searching = true
 	}
 	p.ctl.Store(uint64(n) * searchingOne)

@@ -22,15 +22,20 @@ import (
 // another goroutine, nor after that task has returned. Its methods are not
 // safe for concurrent use.
 type Worker struct {
-	// Fixed at creation and read by other workers (thieves read dq,
-	// wakers use wake): kept apart from the owner's hot fields so that a
-	// searching thief does not pull the owner's cache line away on every
-	// fork. layout_test.go checks the offsets.
+	// The deque, in the worker rather than behind a pointer: the fork
+	// path reads its owner's fields on every fork and join, and a pointer
+	// would add a dependent load to each. It is three lines of its own,
+	// by writer (wsdeque.go).
+	dq wsdeque.Deque[Task]
+
+	// Fixed at creation and read by other workers (wakers use wake):
+	// kept apart from the owner's hot fields so that a searching thief
+	// does not pull the owner's cache line away on every fork.
+	// layout_test.go checks the offsets.
 	pool *Pool
-	dq   *wsdeque.Deque[Task]
 	wake chan struct{} // capacity 1; the holder parks on it when idle
 	id   int
-	_    [cacheLine - 32]byte
+	_    [cacheLine - 24]byte
 
 	// Owner-only state: touched only by the carrier holding the worker
 	// (see carrier.go), written on every fork or task.

@@ -119,6 +119,25 @@ func (d *Deque[T]) Push(x *T) bool {
 	return true
 }
 
+// PushSpare pushes, privately, the item Spare just returned: the slot
+// already holds it and Spare has checked for room (D1), so D2 has nothing
+// left to do but advance the private bottom. No other owner operation may
+// come between the two. It is small enough to be inlined into the owner's
+// fork path. Owner only.
+func (d *Deque[T]) PushSpare() { d.bottom++ }
+
+// PopPrivate pops the newest item if it is private and is x (D3), and
+// reports whether it did: the owner's join of a fork nobody stole, with
+// no fence and small enough to be inlined. Owner only.
+func (d *Deque[T]) PopPrivate(x *T) bool {
+	b := d.bottom - 1
+	if b < d.pubOwn || d.slots[b&d.mask].Load() != x {
+		return false
+	}
+	d.bottom = b
+	return true
+}
+
 // Private returns the number of private items. Owner only.
 func (d *Deque[T]) Private() int { return int(d.bottom - d.pubOwn) }
 
