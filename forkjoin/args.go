@@ -32,6 +32,9 @@ func JoinArgs[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, a, b A) (
 		panic("forkjoin: JoinArgs with a nil function")
 	}
 	s := sw(w)
+	if s.CheckDue() {
+		s.Check("forkjoin.JoinArgs") // panics, naming the mistake
+	}
 	var j *argJob[A, R]
 	if t := s.Spare(); t != nil {
 		j, _ = t.Runnable().(*argJob[A, R])
@@ -110,6 +113,9 @@ func joinAll[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, res 
 	}
 	mid := len(args) / 2
 	s := sw(w)
+	if s.CheckDue() {
+		s.Check("forkjoin.JoinAll") // panics, naming the mistake
+	}
 	var j *rangeJob[A, R]
 	if t := s.Spare(); t != nil {
 		j, _ = t.Runnable().(*rangeJob[A, R])

@@ -35,6 +35,9 @@ func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 		panic("forkjoin: Fork with a nil function")
 	}
 	s := sw(w)
+	if s.CheckDue() {
+		s.Check("forkjoin.Fork") // panics, naming the mistake
+	}
 	fu := &Future[T]{f: f, owner: s}
 	fu.Init(fu)
 	s.Fork(&fu.Task)
@@ -58,6 +61,9 @@ func (f *Future[T]) Join(w *pool.Worker) T {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
 	s := sw(w)
+	if s.CheckDue() {
+		s.Check("forkjoin.Future.Join") // panics, naming the mistake
+	}
 	if !f.Job.Done() {
 		if s != f.owner {
 			s.Await(&f.Job)

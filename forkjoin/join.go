@@ -31,6 +31,9 @@ func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.W
 		panic("forkjoin: Join with a nil function")
 	}
 	s := sw(w)
+	if s.CheckDue() {
+		s.Check("forkjoin.Join") // panics, naming the mistake
+	}
 	j := forkFunc(s, fb)
 	state := sched.Forked
 	defer func() {

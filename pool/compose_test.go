@@ -18,7 +18,6 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -294,13 +293,10 @@ func TestPoolExportsOnlyTheUserAPI(t *testing.T) {
 	}
 }
 
-// Debug checks: a *Worker used on a goroutine that is not running its task
-// panics with a message that names the mistake. They are compiled in
-// under the race detector (how CI runs the tests) and the fjdebug tag.
-func TestDebugCheckWorkerOnForeignGoroutine(t *testing.T) {
-	if !sched.DebugChecks {
-		t.Skip("the debug checks need -race or -tags fjdebug")
-	}
+// A *Worker used on a goroutine that is not running its task panics with
+// a message that names the mistake, in every build: the check is a
+// goroutine id read and a load.
+func TestCheckWorkerOnForeignGoroutine(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
@@ -308,7 +304,6 @@ func TestDebugCheckWorkerOnForeignGoroutine(t *testing.T) {
 		done := make(chan any)
 		go func() {
 			defer func() { done <- recover() }()
-			// Forks are checked one in a few: misuse repeats.
 			for i := 0; i < 16; i++ {
 				forkjoin.Join(w,
 					func(*pool.Worker) int { return 1 },
@@ -327,10 +322,7 @@ func TestDebugCheckWorkerOnForeignGoroutine(t *testing.T) {
 // the enclosing task's worker, captured, instead of its own, and runs on
 // another worker (forced: iteration 0 waits, without helping, until
 // iteration 1 has started, which only a thief can do).
-func TestDebugCheckCapturedOuterWorker(t *testing.T) {
-	if !sched.DebugChecks {
-		t.Skip("the debug checks need -race or -tags fjdebug")
-	}
+func TestCheckCapturedOuterWorker(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()

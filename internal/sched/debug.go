@@ -2,16 +2,40 @@ package sched
 
 import "fmt"
 
-// The debug checks catch a *Worker used on a goroutine that is not running
-// its task: a worker captured by a closure that runs elsewhere (the body of
-// a parallel loop using the enclosing task's worker instead of its own), or
-// handed to a goroutine the user started. Such a call would push onto, or
-// pop from, a deque that another goroutine owns, corrupting it. Telling
-// goroutines apart costs a runtime.Stack call (microseconds, and more on a
-// deep stack), far more than a fork, so the checks exist only in builds
-// with the fjdebug tag or the race detector (debug_on.go). There, entry
-// points are always checked, and forks and joins on the schedule of
-// checkHolderSampled.
+// The misuse checks catch a *Worker used on a goroutine that does not
+// hold it: a worker captured by a closure that runs elsewhere (the body of
+// a parallel loop using the enclosing task's worker instead of its own),
+// handed to a goroutine the user started, or kept after its task returned.
+// Such a call would push onto, or pop from, a deque that another goroutine
+// owns, corrupting it. The check is a goroutine id read and a load
+// (identity.go): about 2 ns. Every entry point given a *Worker makes it
+// every time (pool.Enter, RunFrom, Worker.Run). On the fork path (a fork
+// and its join, 30 ns with a closure, 10 with JoinArgs) that would be too
+// much, so builds without debug checks sample it (CheckDue): the first
+// forks and joins of each task are all checked, which is where a captured
+// worker is first misused (a loop body's first fork), and then one in
+// checkEvery. Builds with the fjdebug tag or the race detector
+// (debug_on.go) check every fork and join.
+
+// CheckDue reports whether the fork path's misuse check is due (see
+// above): always in builds with debug checks, and otherwise for the first
+// checkAlways forks and joins of each task the main loop runs and every
+// checkEvery-th one after that. The count is a plain field: a misuse from
+// another goroutine races on it, which can only make a check come earlier
+// or later (builds with the race detector check every time and never
+// touch it).
+func (w *Worker) CheckDue() bool {
+	if debugChecks {
+		return true
+	}
+	w.checks++
+	return w.checks <= checkAlways || w.checks%checkEvery == 0
+}
+
+const (
+	checkAlways = 64
+	checkEvery  = 1024
+)
 
 // mustHold panics, naming op, unless the calling goroutine holds w (one
 // goroutine id read and a load: identity.go).

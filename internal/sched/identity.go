@@ -16,10 +16,12 @@ import (
 
 // goidFast tells whether goid reads the id from the runtime's g (about a
 // nanosecond) or parses the header of runtime.Stack (microseconds, more on
-// a deep stack). It is set once, before any pool exists (I1).
+// a deep stack). It is set once, before any pool exists (I1), and so is
+// readGoid, the function that does it.
 var goidFast = verifyGoid()
 
-// goid returns the id of the calling goroutine.
+// goid returns the id of the calling goroutine: a predictable branch and a
+// call, small enough that the checks that use it are inlined.
 func goid() int64 {
 	if goidFast {
 		return gid.Get()

@@ -168,12 +168,7 @@ func (w *Worker) Recycle(t *Task) { t.free = !t.spilled }
 
 // Fork schedules t on w's deque (F1), publishing w's private tasks if another
 // worker wants work (F2). Only the goroutine holding w may call it.
-func (w *Worker) Fork(t *Task) {
-	if debugChecks {
-		w.mustHold("fork")
-	}
-	w.forkSlow(t)
-}
+func (w *Worker) Fork(t *Task) { w.forkSlow(t) }
 
 // Refork forks again t, the recycled task that Spare has just returned
 // (J4), as Fork does: the common case of recursive code, where the slot
@@ -186,9 +181,6 @@ func (w *Worker) Fork(t *Task) {
 //		s.Refork(t)
 //	}
 func (w *Worker) Refork(t *Task) {
-	if debugChecks {
-		w.mustHold("fork")
-	}
 	t.free = false
 	if t.scope != w.scope {
 		w.forkSlow(t) // stores the scope, and pushes
@@ -205,7 +197,7 @@ func (w *Worker) Refork(t *Task) {
 // the task's scope is unchanged and no worker wants work (F2 has nothing
 // to do). It reports false, having changed nothing, otherwise.
 func (w *Worker) ReforkFast(t *Task) bool {
-	if debugChecks || t.scope != w.scope || w.pool.ctl.Load() != 0 {
+	if t.scope != w.scope || w.pool.ctl.Load() != 0 {
 		return false
 	}
 	t.free = false

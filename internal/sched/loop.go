@@ -113,6 +113,7 @@ func (w *Worker) local() *Task {
 // runTask runs a task of the main loop, counted in w's tasks in progress.
 func (w *Worker) runTask(t *Task) {
 	w.taskStart()
+	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
 	if trace.IsEnabled() {
 		w.executeTraced(t)
 	} else {

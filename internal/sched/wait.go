@@ -181,7 +181,7 @@ func (c *Counter) addWaiter(n *waiter) bool {
 // what makes any acyclic graph of joins deadlock-free (see carrier.md).
 func (w *Worker) WaitFor(e Event) {
 	if debugChecks {
-		w.mustHold("join")
+		w.mustHold("wait")
 	}
 	for i := 0; !e.IsSet(); i++ {
 		if i < waitSpins {

@@ -43,6 +43,7 @@ type Worker struct {
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
 	searching  bool     // holds a unit of the searching count (sleep.md, U1)
+	checks     uint16   // forks and joins since the main loop's task began (debug.go)
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
 	c          counters
@@ -53,7 +54,11 @@ type Worker struct {
 	// pool-global counter. Close (quiescent) and Caller sum it over the
 	// workers.
 	inProgress atomic.Int64
-	_          [cacheLine - 40 - unsafe.Sizeof(counters{}) - 8]byte
+	// holder is the goroutine id of the holding carrier, 0 while none
+	// holds w (identity.go, I3), read by the misuse check on the fork
+	// path: on the owner's line, written only by the carrier taking over.
+	holder atomic.Int64
+	_      [cacheLine - 40 - unsafe.Sizeof(counters{}) - 16]byte
 
 	// sleepState is the worker's sleep state (awake, asleep, claimed; see
 	// sleep.go), written by the worker and by wakers claiming it, on the
@@ -73,12 +78,11 @@ type Worker struct {
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
-	holder     atomic.Int64    // goroutine id of the holding carrier (see setHolder)
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [32]byte
+	_ [40]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1.
