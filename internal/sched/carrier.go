@@ -120,8 +120,8 @@ func (c *carrier) awaitTurn() bool {
 // node's setter has claimed it (see latch.go).
 func (c *carrier) wake() { c.w.resume(c) }
 
-// resume makes c, parked in WaitFor, resumable: its event is set. Any
-// goroutine may call it (it runs in the event's setter). The holder is
+// resume makes c, parked in WaitFor, resumable: its event is set (C3,
+// carrier.md). Any goroutine may call it (it runs in the event's setter). The holder is
 // woken in case it sleeps; it hands the worker back at its next safe point
 // (see run, search and sleep).
 func (w *Worker) resume(c *carrier) {
@@ -135,11 +135,12 @@ func (w *Worker) resume(c *carrier) {
 	w.signal()
 }
 
-// handOff gives w, held by c which is about to park, to the next carrier:
+// handOff (C2, carrier.md) gives w, held by c which is about to park, to
+// the next carrier:
 // a resumable one if any (possibly c itself, if its event was set in the
 // meantime), else a spare, else a new one.
 func (w *Worker) handOff(c *carrier) {
-	w.c.Parks++
+	w.counts.Parks++
 	w.unregister(c) // before the next holder registers (identity.md, I3)
 	w.hmu.Lock()
 	next := w.popResumable()
@@ -167,7 +168,7 @@ const (
 )
 
 // yieldToResumable gives w, held by c at a safe point, to a resumable
-// carrier, if there is one.
+// carrier, if there is one (C4, carrier.md).
 func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 	w.hmu.Lock()
 	next := w.popResumable()

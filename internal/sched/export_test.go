@@ -1,16 +1,24 @@
 package sched
 
-// MaxWakeDepth returns the longest chain of first wake-ups in sequence the
-// pool has seen (see recordWakeDepth), and how many workers were woken.
-func MaxWakeDepth(p *Pool) (depth uint32, woken int) {
-	for _, w := range p.workers {
-		if w.wakeDepth.Load() != 0 {
-			woken++
-		}
-	}
-	return p.maxWakeDepth.Load(), woken
-}
+import "sync/atomic"
 
-// MaxSearchers returns the most workers counted as searching or waiting at
-// once, as seen when one was added (see noteSearchers).
-func MaxSearchers(p *Pool) uint32 { return p.maxSearchers.Load() }
+// WatchSearchers records, until stop is called, the most workers counted
+// as searching or waiting at once, as seen each time one is added (U1,
+// U2); most reports it. No pool may be running while it starts or stops.
+func WatchSearchers() (most func() uint32, stop func()) {
+	var m atomic.Uint32
+	testHooks = &hooks{
+		searchers: func(c uint64) {
+			s := searchingOf(c) + waitingOf(c)
+			for {
+				old := m.Load()
+				if s <= old || m.CompareAndSwap(old, s) {
+					return
+				}
+			}
+		},
+		beforeGiveBack: func() {},
+		afterAnnounce:  func(*Worker) {},
+	}
+	return m.Load, func() { testHooks = nil }
+}

@@ -284,7 +284,7 @@ func (w *Worker) TakeBackFast(t *Task) bool {
 	if !w.dq.PopPrivate(t) {
 		return false
 	}
-	w.c.Executed++
+	w.counts.Executed++
 	return true
 }
 
@@ -303,16 +303,16 @@ func (w *Worker) takeBackSlow(t *Task) bool {
 			// back in reverse order of forks); an older one is
 			// skipped when popped.
 			if w.pool.inj.removeLast(uint32(w.id), t) {
-				w.c.InjectorPops++
+				w.counts.InjectorPops++
 			}
-			w.c.Executed++
+			w.counts.Executed++
 			return true
 		}
 		return false
 	}
 	x := w.dq.Pop()
 	if x == t {
-		w.c.Executed++
+		w.counts.Executed++
 		if w.pool.ctl.Load() != 0 {
 			w.share()
 		}
@@ -380,7 +380,7 @@ func (w *Worker) overflow(t *Task) {
 		t.spilled = true
 		batch = append(batch, t) // k == 0 here: within w.spill
 	}
-	w.c.Overflows += uint64(len(batch))
+	w.counts.Overflows += uint64(len(batch))
 	w.pool.inj.pushBatch(uint32(w.id), batch)
 	clear(batch) // do not keep the tasks reachable from here
 }
@@ -390,8 +390,8 @@ func (w *Worker) execute(t *Task) {
 	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
-	w.c.Executed++
-	if w.c.Executed%4096 == 0 {
+	w.counts.Executed++
+	if w.counts.Executed%4096 == 0 {
 		w.publish()
 	}
 	if s := t.scope; s != w.scope {

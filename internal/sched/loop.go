@@ -80,7 +80,7 @@ func (w *Worker) hold(c *carrier) {
 
 // resumePending reports whether a parked task of w's has become
 // resumable, so that the holder must hand w back to it at its next safe
-// point. It is the one check every state makes: between tasks, in every
+// point (C4, carrier.md). It is the one check every state makes: between tasks, in every
 // search pass and while waiting for news, and in the sleep re-check (S2),
 // after the announcement, which is what makes it safe against a holder
 // going to sleep (see resume).
@@ -100,7 +100,7 @@ func (w *Worker) local() *Task {
 	w.tick++
 	if w.tick%injectorEvery == 0 {
 		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
-			w.c.InjectorPops++
+			w.counts.InjectorPops++
 			return t
 		}
 	}

@@ -23,11 +23,7 @@ type Pool struct {
 	// news is bumped by publishers while searchers wait for it (sleep.md,
 	// N1 and P3), and loaded in a loop by those: on a line of its own.
 	news atomic.Uint64
-	// maxWakeDepth is the longest chain of wake-ups in sequence seen so
-	// far (see recordWakeDepth), for tests.
-	maxWakeDepth atomic.Uint32
-	maxSearchers atomic.Uint32 // see noteSearchers, for tests
-	_            [cacheLine - 16]byte
+	_    [cacheLine - 8]byte
 
 	// Read-mostly: set at creation, or once at Close.
 	workers []*Worker

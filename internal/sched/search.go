@@ -119,14 +119,14 @@ func (w *Worker) popInjector() *Task {
 	if k == 0 {
 		return nil
 	}
-	w.c.InjectorPops += uint64(k)
+	w.counts.InjectorPops += uint64(k)
 	t := w.pull[0]
 	if k > 1 {
 		for _, x := range w.pull[1:k] {
 			if !w.dq.Push(x) {
 				// Not expected (only thieves touch the deque, and
 				// they make room): give it back rather than lose it.
-				w.c.InjectorPops--
+				w.counts.InjectorPops--
 				w.pool.inj.push(uint32(w.id), x)
 			}
 		}
@@ -148,10 +148,10 @@ func (w *Worker) steal() *Task {
 	}
 	if v := w.lastVictim; v >= 0 {
 		if t := ws[v].dq.Steal(); t != nil {
-			w.c.Steals++
+			w.counts.Steals++
 			return t
 		}
-		w.c.FailedSteals++
+		w.counts.FailedSteals++
 	}
 	start := int(w.random() % uint64(n))
 	for i := 0; i < n; i++ {
@@ -164,10 +164,10 @@ func (w *Worker) steal() *Task {
 		}
 		if t := ws[v].dq.Steal(); t != nil {
 			w.lastVictim = v
-			w.c.Steals++
+			w.counts.Steals++
 			return t
 		}
-		w.c.FailedSteals++
+		w.counts.FailedSteals++
 	}
 	return nil
 }

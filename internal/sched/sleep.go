@@ -111,12 +111,13 @@ func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 		// U2: count the searcher first, then claim a sleeper for it.
 		// The unit is ours until the claim hands it on.
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
-			p.noteSearchers(c + searchingOne)
+			if testHooks != nil {
+				testHooks.searchers(c + searchingOne)
+			}
 			break
 		}
 	}
 	if w := p.claimSleeper(); w != nil {
-		w.recordWakeDepth(from)
 		w.signal()
 		return true
 	}
@@ -124,8 +125,8 @@ func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 	// not stored asleep yet (it re-checks every queue after that store,
 	// S2) or is leaving its sleep (S5, and then searches or sleeps
 	// again). Give the unit back; wakeOne looks again (U3a).
-	if testHookBeforeGiveBack != nil {
-		testHookBeforeGiveBack()
+	if testHooks != nil {
+		testHooks.beforeGiveBack()
 	}
 	p.ctl.Add(minusSearching)
 	return false
@@ -177,7 +178,9 @@ func (w *Worker) startSearching() {
 		}
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
 			w.searching = true
-			p.noteSearchers(c + searchingOne)
+			if testHooks != nil {
+				testHooks.searchers(c + searchingOne)
+			}
 			return
 		}
 	}
@@ -249,8 +252,8 @@ func (w *Worker) sleep() (cancelled bool) {
 		delta += minusSearching
 	}
 	p.ctl.Add(delta)
-	if testHookAfterAnnounce != nil {
-		testHookAfterAnnounce(w)
+	if testHooks != nil {
+		testHooks.afterAnnounce(w)
 	}
 	w.sleepState.Store(asleep)
 
@@ -267,10 +270,10 @@ func (w *Worker) sleep() (cancelled bool) {
 	// S3: park. A token sent since S1 (by a waker that claimed w, by
 	// resume or by Close) is buffered in the channel, so this returns at
 	// once.
-	w.c.Sleeps++
+	w.counts.Sleeps++
 	w.publish()
 	<-w.wake
-	w.c.Wakeups++
+	w.counts.Wakeups++
 	w.leaveSleep(true)
 	return false
 }
@@ -321,7 +324,9 @@ func (w *Worker) leaveSleep(woken bool) {
 		if p.ctl.CompareAndSwap(c, nc) {
 			if take {
 				w.searching = true
-				p.noteSearchers(nc)
+				if testHooks != nil {
+					testHooks.searchers(nc)
+				}
 			}
 			return
 		}
@@ -392,54 +397,16 @@ func (p *Pool) wakeAll() {
 	}
 }
 
-// recordWakeDepth notes, the first time a waker claims w, how many
-// wake-ups in sequence it took to get to w: one more than it took to get
-// to the worker that woke it (from; none for a goroutine outside the
-// pool, or for a worker that has not been woken since it started). The
-// pool keeps the maximum, which tests read to check that a burst of work
-// on an idle pool wakes its n workers in O(log n) wake-up latencies in
-// sequence (S4), not n. Only first wake-ups count: later ones would chain
-// on for as long as the pool runs. It costs a load (and the first time a
-// store and a CAS) on the wake path only.
-func (w *Worker) recordWakeDepth(from *Worker) {
-	if w.wakeDepth.Load() != 0 {
-		return
-	}
-	d := uint32(1)
-	if from != nil {
-		d += from.wakeDepth.Load()
-	}
-	if !w.wakeDepth.CompareAndSwap(0, d) {
-		return
-	}
-	p := w.pool
-	for {
-		m := p.maxWakeDepth.Load()
-		if d <= m || p.maxWakeDepth.CompareAndSwap(m, d) {
-			return
-		}
-	}
-}
+// testHooks lets tests watch windows of the protocol: nil outside the
+// tests that set it (export_test.go, sleep_u3_test.go), and consulted on
+// the search, sleep and wake paths only, never on the fork path.
+var testHooks *hooks
 
-// noteSearchers keeps the largest number of searchers and waiters seen
-// when one was added (c is ctl right after), for tests of the cap (U1).
-// It costs a load on the search path only.
-func (p *Pool) noteSearchers(c uint64) {
-	s := searchingOf(c) + waitingOf(c)
-	for {
-		m := p.maxSearchers.Load()
-		if s <= m || p.maxSearchers.CompareAndSwap(m, s) {
-			return
-		}
-	}
+type hooks struct {
+	searchers      func(c uint64)  // a unit was added to searching (U1, U2); c is ctl right after
+	beforeGiveBack func()          // U3, before the unit is given back
+	afterAnnounce  func(w *Worker) // S1, between the announcement and the store of asleep
 }
-
-// Test hooks into the windows of U3a (sleep_u3_test.go): nil outside that
-// test, and on the sleep and wake paths only.
-var (
-	testHookBeforeGiveBack func()
-	testHookAfterAnnounce  func(w *Worker)
-)
 
 // WantsWork reports whether some other worker of w's pool is idle:
 // searching for work, waiting for news or asleep (any count in ctl). A

@@ -35,7 +35,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 	releaseZ := make(chan struct{})
 	var armedZ atomic.Bool
 	armedZ.Store(true)
-	testHookAfterAnnounce = func(*Worker) {
+	afterAnnounce := func(*Worker) {
 		if armedZ.CompareAndSwap(true, false) {
 			close(zInS1)
 			<-releaseZ
@@ -45,13 +45,14 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 	releaseA := make(chan struct{})
 	var armedA atomic.Bool
 	armedA.Store(true)
-	testHookBeforeGiveBack = func() {
+	beforeGiveBack := func() {
 		if armedA.CompareAndSwap(true, false) {
 			close(aInWindow)
 			<-releaseA
 		}
 	}
-	defer func() { testHookAfterAnnounce, testHookBeforeGiveBack = nil, nil }()
+	testHooks = &hooks{searchers: func(uint64) {}, beforeGiveBack: beforeGiveBack, afterAnnounce: afterAnnounce}
+	defer func() { testHooks = nil }()
 
 	p := New(Config{Workers: 1, DequeCapacity: 16, Name: "u3a"})
 	defer p.Close()

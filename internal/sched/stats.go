@@ -32,14 +32,14 @@ type publishedCounters struct {
 
 // publish copies w's counters where Snapshot can read them. Owner only.
 func (w *Worker) publish() {
-	w.pub.executed.Store(w.c.Executed)
-	w.pub.steals.Store(w.c.Steals)
-	w.pub.failedSteals.Store(w.c.FailedSteals)
-	w.pub.injectorPops.Store(w.c.InjectorPops)
-	w.pub.overflows.Store(w.c.Overflows)
-	w.pub.sleeps.Store(w.c.Sleeps)
-	w.pub.wakeups.Store(w.c.Wakeups)
-	w.pub.parks.Store(w.c.Parks)
+	w.pub.executed.Store(w.counts.Executed)
+	w.pub.steals.Store(w.counts.Steals)
+	w.pub.failedSteals.Store(w.counts.FailedSteals)
+	w.pub.injectorPops.Store(w.counts.InjectorPops)
+	w.pub.overflows.Store(w.counts.Overflows)
+	w.pub.sleeps.Store(w.counts.Sleeps)
+	w.pub.wakeups.Store(w.counts.Wakeups)
+	w.pub.parks.Store(w.counts.Parks)
 }
 
 // Snapshot returns every worker's published counters, indexed by worker

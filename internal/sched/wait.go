@@ -50,7 +50,8 @@ func (ch chanWaker) wake() {
 }
 
 // signal wakes the node's goroutine without blocking, unless the waiter
-// has cancelled its wait.
+// has cancelled its wait (C3: exactly one of the setter and the waiter
+// wins the node).
 func (n *waiter) signal() {
 	if n.claim() {
 		n.w.wake()
@@ -192,17 +193,19 @@ func (w *Worker) WaitFor(e Event) {
 			// queue, every time.
 			continue
 		}
+		// C1 (carrier.md): register, then re-check. If e is set,
+		// cancel the node, unless its setter claimed it first: then c
+		// is (or is about to be) on the resumable list (C3) and must go
+		// through the hand-off.
 		c := w.cur
 		n := &waiter{w: c}
 		if !e.addWaiter(n) {
 			return // a latch, set meanwhile
 		}
-		// Re-check after registering. If e is set, cancel the node,
-		// unless its setter claimed it first: then c is (or is about to
-		// be) on the resumable list and must go through the hand-off.
 		if e.IsSet() && n.claim() {
 			return
 		}
+		// C2: hand the worker off and park until C4 hands it back.
 		s := w.scope // other carriers run other tasks meanwhile
 		w.parked.Add(1)
 		w.handOff(c)

@@ -46,7 +46,7 @@ type Worker struct {
 	checks     uint16   // forks and joins since the main loop's task began (debug.go)
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
-	c          counters
+	counts     counters
 	// inProgress counts the main-loop tasks started on w and not finished,
 	// parked ones included. Only w's holders write it (one at a time, the
 	// hand-offs order them), once before and once after each main-loop
@@ -65,10 +65,7 @@ type Worker struct {
 	// sleep and wake paths only: on a line of its own, so that neither
 	// the owner's hot fields nor the thieves' reads above share it.
 	sleepState atomic.Uint32
-	// wakeDepth is the length of the chain of wake-ups that led to the
-	// worker's first one (see recordWakeDepth), written by its waker.
-	wakeDepth atomic.Uint32
-	_         [cacheLine - 8]byte
+	_          [cacheLine - 4]byte
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
