@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/forkjoin/fj/pool"
@@ -11,13 +12,14 @@ import (
 // that is given a pool (DESIGN.md, "Composability"). Every variant runs an
 // empty function on a worker; compare them in one run:
 //
-//   - worker: w.Run from inside a task, the baseline (no detection);
-//   - pool-inside: p.Run from inside a task of p, detected and run inline;
-//   - pool-inside-deep: the same 50 frames deeper (runtime.Stack, which
-//     the detection reads, walks the whole stack);
+//   - worker: w.Run from inside a task, the baseline (no lookup);
+//   - pool-depth=1, 25, 1000: p.Run from inside a task of p, that many
+//     frames down: detected (a goroutine id and a table lookup,
+//     internal/sched/identity.md) and run inline; the cost must not grow
+//     with the depth;
 //   - pool-outside-busy: p.Run from a goroutine outside p while a task of
-//     p runs, so the detection runs, finds nothing, and the call goes
-//     through the injector (the round trip dominates).
+//     p runs: the lookup finds nothing and the call goes through the
+//     injector (the round trip dominates).
 func BenchmarkOwnPoolRun(b *testing.B) {
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
@@ -30,24 +32,19 @@ func BenchmarkOwnPoolRun(b *testing.B) {
 			}
 		})
 	})
-	b.Run("impl=pool-inside", func(b *testing.B) {
-		b.ReportAllocs()
-		p.Run(func(w *pool.Worker) {
-			for i := 0; i < b.N; i++ {
-				p.Run(nop)
-			}
-		})
-	})
-	b.Run("impl=pool-inside-deep", func(b *testing.B) {
-		b.ReportAllocs()
-		p.Run(func(w *pool.Worker) {
-			deep(50, func() {
-				for i := 0; i < b.N; i++ {
-					p.Run(nop)
-				}
+	for _, depth := range []int{1, 25, 1000} {
+		b.Run(fmt.Sprintf("impl=pool-depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			p.Run(func(w *pool.Worker) {
+				deep(depth, func() {
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						p.Run(nop)
+					}
+				})
 			})
 		})
-	})
+	}
 	b.Run("impl=pool-outside-busy", func(b *testing.B) {
 		b.ReportAllocs()
 		stop := make(chan struct{})
@@ -66,7 +63,7 @@ func BenchmarkOwnPoolRun(b *testing.B) {
 
 //go:noinline
 func deep(n int, f func()) {
-	if n == 0 {
+	if n <= 1 {
 		f()
 		return
 	}

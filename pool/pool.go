@@ -132,6 +132,19 @@ func (p *Pool) Run(f func(w *Worker)) {
 	if f == nil {
 		panic("pool: Run with a nil function")
 	}
+	if w := p.sched().Caller(); w != nil {
+		// A task of p: run f here, on its worker (no closure escapes).
+		if pe := sched.Capture(func() { f(sched.As[Worker](w)) }); pe != nil {
+			panic(pe.Err)
+		}
+		return
+	}
+	p.runOutside(f)
+}
+
+// runOutside submits f from a goroutine that is not a task of p, and
+// waits: a function of its own, so that only this path allocates.
+func (p *Pool) runOutside(f func(w *Worker)) {
 	p.sched().Run(func(w *sched.Worker) { f(sched.As[Worker](w)) })
 }
 
