@@ -59,3 +59,43 @@ func BenchmarkTreeWalk(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkChecks measures the two shapes whose debug builds (-tags fjdebug,
+// -race) used to walk the stack on every Define, Run and Wait: a block per
+// node of a 65,535-node tree, and Define nested 8,000 deep. Run it with and
+// without -tags fjdebug: a debug build must stay within 2x of a plain one.
+func BenchmarkChecks(b *testing.B) {
+	tree := buildTree(16)
+	want := sumSeq(tree)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	b.Run("impl=block-per-node-65535", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var got int
+			taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlock(blk.Worker(), tree) })
+			if got != want {
+				b.Fatalf("sum = %d, want %d", got, want)
+			}
+		}
+	})
+	b.Run("impl=nested-define-8000", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if got := nestDefine(p, 8000); got != 8000 {
+				b.Fatalf("depth %d, want 8000", got)
+			}
+		}
+	})
+}
+
+// nestDefine nests Define n deep, each body running one task that goes a
+// level deeper, and returns the depth reached.
+func nestDefine(r pool.Runner, n int) int {
+	if n == 0 {
+		return 0
+	}
+	d := 0
+	taskblock.Define(r, func(b *taskblock.Block) {
+		b.Run(func(w *pool.Worker) { d = 1 + nestDefine(w, n-1) })
+	})
+	return d
+}
