@@ -28,7 +28,7 @@ func (b board) place(col int) board {
 // ok reports whether no two queens of b attack each other. Like Cilk's
 // nqueens, it checks every pair, not only the pairs with the new queen:
 // the cost of a task is the paper's, which is what makes c1 comparable.
-func (b *board) ok() bool {
+func (b board) ok() bool {
 	for i := int8(0); i < b.n; i++ {
 		p := b.rows[i]
 		for j := i + 1; j < b.n; j++ {

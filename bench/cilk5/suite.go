@@ -54,6 +54,13 @@ type Variant struct {
 	Run func(w *pool.Worker)
 }
 
+// Impl returns the name of v run on a pool of the given number of
+// workers, as benchmark names and tables show it: "fj-2w" for a program's
+// single variant, "args-1w" for its JoinArgs variant on one worker.
+func (v Variant) Impl(workers int) string {
+	return fmt.Sprintf("%s-%dw", v.Name, workers)
+}
+
 // Sizes are the inputs of the suite's programs.
 type Sizes struct {
 	Fib           int    // fib(n)
