@@ -10,4 +10,8 @@
 //	benchstat -col /impl docs/data/peers.txt
 //
 // cmd/charts draws docs/*.svg from docs/data/peers.txt.
+//
+// Package cilk5 is fj's suite of the programs of the Cilk-5 paper, each
+// beside its serial elision; cmd/cilk5 measures their work overhead
+// (docs/data/cilk5.txt, docs/work-overhead.svg).
 package bench

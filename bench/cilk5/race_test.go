@@ -1,0 +1,5 @@
+//go:build race
+
+package cilk5
+
+const raceEnabled = true
