@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
