@@ -76,6 +76,12 @@ func naryJoinAll(w *pool.Worker, n *naryNode) int {
 	return s
 }
 
+func addInt(a, b int) int { return a + b }
+
+func naryJoinReduce(w *pool.Worker, n *naryNode) int {
+	return n.value + forkjoin.JoinReduce(w, naryJoinReduce, n.children, addInt)
+}
+
 func naryFork(w *pool.Worker, n *naryNode) int {
 	s := n.value
 	fs := make([]*forkjoin.Future[int], len(n.children))
@@ -119,7 +125,7 @@ func BenchmarkTreeNary(b *testing.B) {
 	for _, v := range []struct {
 		name string
 		f    func(*pool.Worker, *naryNode) int
-	}{{"joinall", naryJoinAll}, {"fork", naryFork}, {"block", naryBlock}} {
+	}{{"joinreduce", naryJoinReduce}, {"joinall", naryJoinAll}, {"fork", naryFork}, {"block", naryBlock}} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("impl=fj-%s-%dw", v.name, workers), func(b *testing.B) {
 				p := pool.New(pool.WithWorkers(workers))

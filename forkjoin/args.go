@@ -150,3 +150,80 @@ func joinAll[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, res 
 	}
 	state = sched.Joined
 }
+
+// JoinReduce calls f(w, a) for every element a of args, potentially in
+// parallel, and combines the results in the order of args:
+// combine(...combine(combine(r0, r1), r2)..., rn), up to the grouping of
+// the calls, so combine must be associative (it need not be commutative).
+// It returns R's zero value for no args. It is JoinAll for results that are
+// folded into one, and it allocates nothing: each forked half carries its
+// own partial result, in a job the worker recycles.
+//
+//	func sum(w *pool.Worker, n *Node) int {
+//		return n.Value + forkjoin.JoinReduce(w, sum, n.Children, add)
+//	}
+//
+// The calls are split in halves as JoinAll splits them, and panics are
+// handled as JoinAll handles them. combine runs on whichever worker joins
+// two halves, possibly at the same time as other combines: it must be safe
+// for concurrent use (a pure function is).
+func JoinReduce[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []A, combine func(a, b R) R) R {
+	if w == nil {
+		panic("forkjoin: JoinReduce with a nil *pool.Worker")
+	}
+	if f == nil || combine == nil {
+		panic("forkjoin: JoinReduce with a nil function")
+	}
+	if len(args) == 0 {
+		var zero R
+		return zero
+	}
+	return joinReduce(w, f, args, combine)
+}
+
+// joinReduce folds f over args, of length >= 1: the right half forked, the
+// left half here.
+func joinReduce[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, combine func(a, b R) R) (r R) {
+	if len(args) == 1 {
+		return f(w, args[0])
+	}
+	mid := len(args) / 2
+	s := sw(w)
+	if s.CheckDue() {
+		s.Check("forkjoin.JoinReduce") // panics, naming the mistake
+	}
+	var j *reduceJob[A, R]
+	if t := s.Spare(); t != nil {
+		j, _ = t.Runnable().(*reduceJob[A, R])
+	}
+	if j == nil {
+		j = &reduceJob[A, R]{f: f, args: args[mid:], combine: combine}
+		j.Init(j)
+		s.Fork(&j.Task)
+	} else {
+		j.f, j.args, j.combine = f, args[mid:], combine
+		if !s.ReforkFast(&j.Task) {
+			s.Refork(&j.Task)
+		}
+	}
+	state := sched.Forked
+	defer func() {
+		if state != sched.Joined {
+			s.Unwound(&j.Job, state, recover())
+		}
+	}()
+	left := joinReduce(w, f, args[:mid], combine)
+	var right R
+	state = sched.Joining
+	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
+		rargs := j.args
+		j.args = nil
+		s.Recycle(&j.Task)
+		right = joinReduce(w, f, rargs, combine)
+	} else if p := stolen(s, &j.Job, func() { right, j.args, j.res = j.res, nil, *new(R) }); p != nil {
+		panic(p.Err)
+	}
+	r = combine(left, right)
+	state = sched.Joined
+	return r
+}

@@ -72,6 +72,20 @@ func (j *rangeJob[A, R]) Run(w *sched.Worker) {
 	j.Complete(w, func() { joinAll(pw(w), j.f, j.args, j.res) })
 }
 
+// reduceJob is a forked half of a JoinReduce: the calls f(w, args[i]),
+// folded with combine into res.
+type reduceJob[A, R any] struct {
+	sched.Job
+	f       func(*pool.Worker, A) R
+	args    []A
+	combine func(a, b R) R
+	res     R
+}
+
+func (j *reduceJob[A, R]) Run(w *sched.Worker) {
+	j.Complete(w, func() { j.res = joinReduce(pw(w), j.f, j.args, j.combine) })
+}
+
 // stolen completes j after TakeBack reported that another worker took it:
 // it waits for j to finish there (J3), after which the job is the
 // joiner's alone again, lets take read its result, and returns how the job

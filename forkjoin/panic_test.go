@@ -341,3 +341,47 @@ func TestPanicThroughNestedJoins(t *testing.T) {
 		p.Close()
 	}
 }
+
+// When both halves of a Join panic (fb stolen and running), the joiner
+// raises one of them with the other in its Later: both are reachable with
+// errors.As, whichever came first.
+func TestJoinBothHalvesPanic(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	for i := 0; i < small(50, 10); i++ {
+		var fbStarted atomic.Bool
+		r := catch(func() {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.Join(w,
+					func(w *pool.Worker) int {
+						for !fbStarted.Load() {
+							spin(w)
+						}
+						return panicInFA(errFA)
+					},
+					func(w *pool.Worker) int {
+						fbStarted.Store(true)
+						return panicInFB(errFB)
+					})
+				return a + b
+			})
+		})
+		pe, ok := r.(*pool.PanicError)
+		if !ok {
+			t.Fatalf("round %d: recovered %#v, want a *pool.PanicError", i, r)
+		}
+		if len(pe.Later) != 1 {
+			t.Fatalf("round %d: %d later panics, want the other half's", i, len(pe.Later))
+		}
+		var be *boomError
+		for _, want := range []*boomError{errFA, errFB} {
+			if !errors.Is(pe, want) {
+				t.Fatalf("round %d: %v is not reachable from the raised panic %v", i, want, pe)
+			}
+		}
+		if !errors.As(error(pe), &be) {
+			t.Fatalf("round %d: errors.As found no *boomError", i)
+		}
+	}
+}

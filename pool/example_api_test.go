@@ -460,3 +460,28 @@ func ExampleWorkerStats() {
 	fmt.Println(s.Total.Executed, sum == s.Total.Executed)
 	// Output: 233 true
 }
+
+// Enter is how an operation built on fj starts, as fj's own do: on the
+// calling goroutine's worker when it has one (a task of the pool, or the
+// worker passed in), otherwise by submitting to the pool and waiting.
+func ExampleEnter() {
+	sumTo := func(r pool.Runner, n int) int {
+		if w := pool.Enter(r); w != nil {
+			return n * (n + 1) / 2 // already on a worker: work (or fork) here
+		}
+		var s int
+		r.Run(func(w *pool.Worker) { s = n * (n + 1) / 2 })
+		return s
+	}
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	fmt.Println(sumTo(p, 100)) // from outside: submitted
+	p.Run(func(w *pool.Worker) {
+		fmt.Println(sumTo(p, 10)) // from a task of p: runs right here
+		fmt.Println(sumTo(w, 4))
+	})
+	// Output:
+	// 5050
+	// 55
+	// 10
+}
