@@ -3,13 +3,20 @@
 // work stealing, at a cost per fork of tens of nanoseconds instead of the
 // microsecond of a goroutine.
 //
-// The module is layered; each package imports only those above it:
+// The module is layered; each package imports only packages above it in
+// this list (a test, TestImportsFollowTheLayers, checks it):
 //
-//	deque      lock-free Chase–Lev work-stealing deque
-//	pool       the scheduler: workers, deques, injector, stealing, sleeping, waits that never block a worker
-//	forkjoin   Fork / Join / Invoke: futures on a pool
-//	taskblock  fully strict scopes of tasks with collected panics (C++ N4411)
-//	parallel   For, Reduce, Scan, Sort, ... built on the above
+//	internal/wsdeque  the work-stealing deque, with a private end the owner publishes lazily
+//	deque             the public Chase–Lev deque: internal/wsdeque, every push published
+//	internal/sched    the scheduler (workers, sleep, carriers, identity) and the one job type
+//	                  that owns fork, take-back, inline run, park, resume, recycle and capture
+//	pool              the public face of the scheduler: New, Default, Close, Stats, Enter, ...
+//	forkjoin          Join, JoinArgs, JoinAll, JoinReduce, Fork / Future, Invoke
+//	taskblock         fully strict scopes of tasks with collected panics (C++ N4411)
+//	parallel          For, Reduce, Scan, Sort, ... built on the above
+//
+// forkjoin, taskblock and parallel use internal/sched's job type directly;
+// users cannot, and nothing they see links there.
 //
 // Start with forkjoin for recursive code and parallel for loops and
 // sorting; both take a pool.Runner, which is a *pool.Pool from ordinary
