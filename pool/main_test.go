@@ -2,7 +2,6 @@ package pool_test
 
 import (
 	"os"
-	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -48,18 +47,6 @@ func fibJoin(w *pool.Worker, n int) int {
 	a, b := forkjoin.Join(w,
 		func(w *pool.Worker) int { return fibJoin(w, n-1) },
 		func(w *pool.Worker) int { return fibJoin(w, n-2) })
-	return a + b
-}
-
-// fibIDs is fibJoin that also records which workers ran a piece of it.
-func fibIDs(w *pool.Worker, n int, seen []atomic.Bool) int {
-	seen[w.ID()].Store(true)
-	if n < 2 {
-		return n
-	}
-	a, b := forkjoin.Join(w,
-		func(w *pool.Worker) int { return fibIDs(w, n-1, seen) },
-		func(w *pool.Worker) int { return fibIDs(w, n-2, seen) })
 	return a + b
 }
 

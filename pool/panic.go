@@ -105,11 +105,11 @@ func init() {
 // in the deferred function that recovered it (so that the stack it records
 // is the panicking one). A PanicError re-raised by an inner join passes as
 // is.
-func recovered(r any, seq uint64) (error, uint64) {
+func recovered(r any, seq uint64) (uint64, error) {
 	if pe, ok := r.(*PanicError); ok && pe != nil {
-		return pe, pe.seq
+		return pe.seq, pe
 	}
-	return &PanicError{Value: r, Stack: debug.Stack(), seq: seq}, seq
+	return seq, &PanicError{Value: r, Stack: debug.Stack(), seq: seq}
 }
 
 func goexitError(aborted bool) error {

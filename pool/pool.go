@@ -14,8 +14,8 @@ import (
 // *Pool, with a message that says so.
 type Pool struct {
 	// The scheduler's pool, the only field: a *Pool and a *sched.Pool
-	// are the same memory (layout_test.go).
-	p sched.Pool
+	// are the same memory (sched.As, layout_test.go).
+	_ sched.Pool
 }
 
 // Worker is one of a pool's workers, as seen by the task it is running.
@@ -33,7 +33,7 @@ type Pool struct {
 // the fjdebug tag.
 type Worker struct {
 	// The scheduler's worker, the only field (see Pool).
-	w sched.Worker
+	_ sched.Worker
 }
 
 // New starts a pool. Without options it has runtime.GOMAXPROCS(0) workers,

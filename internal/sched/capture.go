@@ -34,8 +34,8 @@ var panicSeq atomic.Uint64
 // here. The defaults serve this package's own tests, which run without
 // pool.
 var (
-	panicError = func(r any, seq uint64) (error, uint64) {
-		return fmt.Errorf("panic: %v\n\n%s", r, debug.Stack()), seq
+	panicError = func(r any, seq uint64) (uint64, error) {
+		return seq, fmt.Errorf("panic: %v\n\n%s", r, debug.Stack())
 	}
 	goexitError = func(aborted bool) error {
 		if aborted {
@@ -57,7 +57,7 @@ var (
 // task's Goexit on the same goroutine); attach returns first with later
 // panics of the same join attached, reachable by errors.As. Package pool
 // calls it once, at init.
-func SetErrors(panicErr func(r any, seq uint64) (error, uint64), goexitErr func(aborted bool) error, attach func(first error, later []error) error) {
+func SetErrors(panicErr func(r any, seq uint64) (uint64, error), goexitErr func(aborted bool) error, attach func(first error, later []error) error) {
 	panicError, goexitError, attachErrors = panicErr, goexitErr, attach
 }
 
@@ -83,7 +83,7 @@ func Capture(f func()) (p *Panic) {
 // recovered is the Panic for r, a value a deferred function just
 // recovered (so that the stack recorded is still the panicking one).
 func recovered(r any) *Panic {
-	err, seq := panicError(r, panicSeq.Add(1))
+	seq, err := panicError(r, panicSeq.Add(1))
 	return &Panic{Err: err, Seq: seq}
 }
 

@@ -1,4 +1,4 @@
-package pool_test
+package sched_test
 
 import (
 	"errors"
@@ -122,6 +122,6 @@ func TestGoexit(t *testing.T) {
 			}
 		}
 		p.Close() // must return: every worker, replaced or not, exits
-		checkStats(t, "after Goexits", p.Stats(), workers)
+		csCheckStats(t, "after Goexits", p.Stats(), workers)
 	}
 }

@@ -1,4 +1,4 @@
-package pool_test
+package sched_test
 
 import (
 	"runtime"

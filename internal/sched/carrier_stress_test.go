@@ -1,4 +1,4 @@
-package pool_test
+package sched_test
 
 // Randomized stress tests of the carrier mechanism (carrier.md): programs
 // that mix forkjoin.Join, Fork/Future (joined by the forker, by its
