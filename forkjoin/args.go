@@ -99,56 +99,9 @@ func JoinAll[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []A) 
 	}
 	res := make([]R, len(args))
 	if len(args) > 0 {
-		joinAll(w, f, args, res)
+		joinSlice(w, f, args, res, nil)
 	}
 	return res
-}
-
-// joinAll runs f on args, of length >= 1, into res: the right half forked,
-// the left half here.
-func joinAll[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, res []R) {
-	if len(args) == 1 {
-		res[0] = f(w, args[0])
-		return
-	}
-	mid := len(args) / 2
-	s := sw(w)
-	if s.CheckDue() {
-		s.Check("forkjoin.JoinAll") // panics, naming the mistake
-	}
-	var j *rangeJob[A, R]
-	if t := s.Spare(); t != nil {
-		j, _ = t.Runnable().(*rangeJob[A, R])
-	}
-	if j == nil {
-		j = new(rangeJob[A, R])
-		j.Init(j)
-		j.f, j.args, j.res = f, args[mid:], res[mid:]
-		s.Fork(&j.Task)
-	} else {
-		j.f, j.args, j.res = f, args[mid:], res[mid:]
-		if !s.ReforkFast(&j.Task) {
-			s.Refork(&j.Task)
-		}
-	}
-	state := sched.Forked
-	defer func() {
-		if state != sched.Joined {
-			s.Unwound(&j.Job, state, recover())
-		}
-	}()
-	joinAll(w, f, args[:mid], res[:mid])
-	drop := func() { j.args, j.res = nil, nil }
-	state = sched.Joining
-	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
-		rargs, rres := j.args, j.res
-		drop()
-		s.Recycle(&j.Task)
-		joinAll(w, f, rargs, rres)
-	} else if p := stolen(s, &j.Job, drop); p != nil {
-		panic(p.Err)
-	}
-	state = sched.Joined
 }
 
 // JoinReduce calls f(w, a) for every element a of args, potentially in
@@ -178,30 +131,39 @@ func JoinReduce[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []
 		var zero R
 		return zero
 	}
-	return joinReduce(w, f, args, combine)
+	return joinSlice(w, f, args, nil, combine)
 }
 
-// joinReduce folds f over args, of length >= 1: the right half forked, the
-// left half here.
-func joinReduce[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, combine func(a, b R) R) (r R) {
+// joinSlice is JoinAll (out != nil: the results go to out, in order) and
+// JoinReduce (out == nil: the results are folded with combine) on args, of
+// length >= 1: the right half is forked, the left half runs here.
+func joinSlice[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, out []R, combine func(a, b R) R) (r R) {
 	if len(args) == 1 {
-		return f(w, args[0])
+		r = f(w, args[0])
+		if out != nil {
+			out[0] = r
+		}
+		return r
 	}
 	mid := len(args) / 2
 	s := sw(w)
 	if s.CheckDue() {
-		s.Check("forkjoin.JoinReduce") // panics, naming the mistake
+		s.Check("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake
 	}
-	var j *reduceJob[A, R]
+	var rout []R
+	if out != nil {
+		rout = out[mid:]
+	}
+	var j *sliceJob[A, R]
 	if t := s.Spare(); t != nil {
-		j, _ = t.Runnable().(*reduceJob[A, R])
+		j, _ = t.Runnable().(*sliceJob[A, R])
 	}
 	if j == nil {
-		j = &reduceJob[A, R]{f: f, args: args[mid:], combine: combine}
+		j = &sliceJob[A, R]{f: f, args: args[mid:], out: rout, combine: combine}
 		j.Init(j)
 		s.Fork(&j.Task)
 	} else {
-		j.f, j.args, j.combine = f, args[mid:], combine
+		j.f, j.args, j.out, j.combine = f, args[mid:], rout, combine
 		if !s.ReforkFast(&j.Task) {
 			s.Refork(&j.Task)
 		}
@@ -212,18 +174,24 @@ func joinReduce[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, c
 			s.Unwound(&j.Job, state, recover())
 		}
 	}()
-	left := joinReduce(w, f, args[:mid], combine)
+	var lout []R
+	if out != nil {
+		lout = out[:mid]
+	}
+	left := joinSlice(w, f, args[:mid], lout, combine)
 	var right R
 	state = sched.Joining
 	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
 		rargs := j.args
-		j.args = nil
+		j.args, j.out = nil, nil
 		s.Recycle(&j.Task)
-		right = joinReduce(w, f, rargs, combine)
-	} else if p := stolen(s, &j.Job, func() { right, j.args, j.res = j.res, nil, *new(R) }); p != nil {
+		right = joinSlice(w, f, rargs, rout, combine)
+	} else if p := stolen(s, &j.Job, func() { right, j.args, j.out, j.res = j.res, nil, nil, *new(R) }); p != nil {
 		panic(p.Err)
 	}
-	r = combine(left, right)
+	if combine != nil {
+		r = combine(left, right)
+	}
 	state = sched.Joined
 	return r
 }

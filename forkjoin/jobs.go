@@ -59,31 +59,20 @@ func (j *argJob[A, R]) Run(w *sched.Worker) {
 	j.Complete(w, func() { j.res = j.f(pw(w), j.arg) })
 }
 
-// rangeJob is a forked half of a JoinAll: the calls f(w, args[i]) for its
-// args, whose results go to res.
-type rangeJob[A, R any] struct {
-	sched.Job
-	f    func(*pool.Worker, A) R
-	args []A
-	res  []R
-}
-
-func (j *rangeJob[A, R]) Run(w *sched.Worker) {
-	j.Complete(w, func() { joinAll(pw(w), j.f, j.args, j.res) })
-}
-
-// reduceJob is a forked half of a JoinReduce: the calls f(w, args[i]),
-// folded with combine into res.
-type reduceJob[A, R any] struct {
+// sliceJob is a forked half of a JoinAll or JoinReduce: the calls
+// f(w, args[i]), their results stored in out (JoinAll) or folded with
+// combine into res (JoinReduce).
+type sliceJob[A, R any] struct {
 	sched.Job
 	f       func(*pool.Worker, A) R
 	args    []A
+	out     []R
 	combine func(a, b R) R
 	res     R
 }
 
-func (j *reduceJob[A, R]) Run(w *sched.Worker) {
-	j.Complete(w, func() { j.res = joinReduce(pw(w), j.f, j.args, j.combine) })
+func (j *sliceJob[A, R]) Run(w *sched.Worker) {
+	j.Complete(w, func() { j.res = joinSlice(pw(w), j.f, j.args, j.out, j.combine) })
 }
 
 // stolen completes j after TakeBack reported that another worker took it:

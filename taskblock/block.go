@@ -175,13 +175,20 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 	}
 	// The task last run from this deque slot, if it ran here, is free for
 	// reuse (J4).
-	t := sched.Reuse[task](w)
+	var t *task
+	if st := w.Spare(); st != nil {
+		t, _ = st.Runnable().(*task)
+	}
 	if t == nil {
-		t = &task{}
+		t = &task{b: b, f: f, fe: fe, owner: w}
 		t.Init(t)
+		w.Fork(&t.Task)
+		return
 	}
 	t.b, t.f, t.fe, t.owner = b, f, fe, w
-	w.Fork(&t.Task)
+	if !w.ReforkFast(&t.Task) {
+		w.Refork(&t.Task)
+	}
 }
 
 // Wait returns once every task run in the block so far, and every task

@@ -129,7 +129,7 @@ func (w *Worker) Unwound(j *Job, state JoinState, r any) {
 			// recycled: its fields still hold what was forked.
 			panic(p.Err)
 		}
-		panic(First(p, j.Panic()))
+		panic(first(p, j.Panic()))
 	}
 	panic(p.Err)
 }
@@ -171,7 +171,7 @@ func (w *Worker) goexitReport() error {
 // First returns the error to raise for the panics of one join: the one
 // captured first (lowest Seq), with the others attached in the order they
 // were captured. Nil entries are skipped; it returns nil if all are nil.
-func First(ps ...*Panic) error {
+func first(ps ...*Panic) error {
 	var first *Panic
 	n := 0
 	for _, p := range ps {

@@ -17,17 +17,17 @@ func TestFirstOrdersBySeq(t *testing.T) {
 	defer func() { attachErrors = old }()
 	a, b, c := errors.New("a"), errors.New("b"), errors.New("c")
 	p := func(e error, seq uint64) *Panic { return &Panic{Err: e, Seq: seq} }
-	if err := First(p(b, 7), nil, p(c, 9), p(a, 3)); err != a {
+	if err := first(p(b, 7), nil, p(c, 9), p(a, 3)); err != a {
 		t.Fatalf("First raised %v, want a (seq 3)", err)
 	}
 	if len(got) != 3 || got[0] != a || got[1] != b || got[2] != c {
 		t.Fatalf("attached %v, want [a b c]", got)
 	}
-	if err := First(nil, nil); err != nil {
+	if err := first(nil, nil); err != nil {
 		t.Fatalf("First of no panics = %v, want nil", err)
 	}
 	got = nil
-	if err := First(p(c, 1)); err != c || got != nil {
+	if err := first(p(c, 1)); err != c || got != nil {
 		t.Fatalf("First of one panic = %v (attached %v), want it alone", err, got)
 	}
 }

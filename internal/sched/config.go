@@ -18,14 +18,14 @@ func DefaultConfig() Config {
 	return Config{Workers: runtime.GOMAXPROCS(0), DequeCapacity: 1024, Name: "fj"}
 }
 
-// MaxWorkers bounds the worker count: the control word packs the number of
+// maxWorkers bounds the worker count: the control word packs the number of
 // searching, sleeping and waiting workers into 20 bits each, and beyond a few
 // thousand workers the victim scans would dominate anyway.
-const MaxWorkers = 1 << 16
+const maxWorkers = 1 << 16
 
 func (c Config) check() {
-	if c.Workers < 1 || c.Workers > MaxWorkers {
-		panic(fmt.Sprintf("pool: %d workers: need 1 to %d", c.Workers, MaxWorkers))
+	if c.Workers < 1 || c.Workers > maxWorkers {
+		panic(fmt.Sprintf("pool: %d workers: need 1 to %d", c.Workers, maxWorkers))
 	}
 	if c.DequeCapacity < 1 {
 		panic(fmt.Sprintf("pool: deque capacity %d: must be at least 1", c.DequeCapacity))

@@ -40,7 +40,7 @@ const (
 // mustHold panics, naming op, unless the calling goroutine holds w (one
 // goroutine id read and a load: identity.go).
 func (w *Worker) mustHold(op string) {
-	if !w.Held() {
+	if !w.held() {
 		w.notHeld(op)
 	}
 }

@@ -86,6 +86,6 @@ func (g *Group) addWaiter(n *waiter) bool {
 // them) from the bottom of w's deque, then waits for those other workers
 // took. It must be called by the goroutine holding w.
 func (g *Group) Wait(w *Worker, keep func(r Runnable) bool) {
-	w.TakeBackUntil(g, keep)
+	w.takeBackUntil(g, keep)
 	w.WaitFor(g)
 }

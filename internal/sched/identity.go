@@ -49,9 +49,6 @@ func verifyGoid() bool {
 	return <-ok
 }
 
-// GoidFast reports which path goid takes (see verifyGoid), for tests.
-func GoidFast() bool { return goidFast }
-
 // stackGoid returns the calling goroutine's id from the header line
 // ("goroutine 123 [running]:") that runtime.Stack writes first.
 func stackGoid() int64 {
@@ -96,7 +93,7 @@ const bucketSlots = 4
 type holderBucket [bucketSlots]atomic.Uint64
 
 // maxPackedGoid bounds the ids that fit an entry beside a 16-bit worker
-// index (MaxWorkers is 1<<16).
+// index (maxWorkers is 1<<16).
 const maxPackedGoid = 1 << 47
 
 func (h *holders) init(workers int) {
@@ -216,9 +213,9 @@ func (p *Pool) holderOf(g int64) *Worker {
 	return nil
 }
 
-// Held reports whether the calling goroutine holds w: one id read and
+// held reports whether the calling goroutine holds w: one id read and
 // one load.
-func (w *Worker) Held() bool { return w.holder.Load() == goid() }
+func (w *Worker) held() bool { return w.holder.Load() == goid() }
 
 // pools lists the pools that are open or closing, for lookups that do not
 // know the pool (Current). Pools are created and closed rarely: a mutex

@@ -16,7 +16,7 @@ import (
 // The fast id and the runtime.Stack header agree, on many goroutines at
 // once (identity.md, I1), and this Go release takes the fast path.
 func TestGoidAgreesWithStack(t *testing.T) {
-	if os.Getenv("FJ_GOID") == "" && !GoidFast() {
+	if os.Getenv("FJ_GOID") == "" && !goidFast {
 		t.Fatal("the fast goroutine id disagrees with runtime.Stack on this Go release: fj runs on the slow path")
 	}
 	var wg sync.WaitGroup
@@ -61,7 +61,7 @@ func TestCallerAnswers(t *testing.T) {
 				if c := p.Caller(); c != w {
 					fail("Caller in a task: %v, want worker %d", c, w.id)
 				}
-				if !w.Held() {
+				if !w.held() {
 					fail("Held in a task: false")
 				}
 				if q.Caller() != nil {
@@ -159,7 +159,7 @@ func TestCallerProbesBounded(t *testing.T) {
 // run again in a child process on it.
 func TestGoidSlowPath(t *testing.T) {
 	if os.Getenv("FJ_GOID") != "" {
-		if GoidFast() {
+		if goidFast {
 			t.Fatal("FJ_GOID=stack did not force the slow path")
 		}
 		return

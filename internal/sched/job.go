@@ -126,29 +126,11 @@ func (j *Job) Reset() {
 	j.done.Reset()
 }
 
-// Reuse returns a job object that Recycle handed back to w, for w's next
-// Fork, or nil (J4). The object is the one in the deque slot that the
-// next Fork fills, if it was recycled and is a *T; its fields are as they
-// were when it was recycled. Only the goroutine running w's current task
-// may call it. (Generic code on the fork path calls Spare and Claim
-// itself: a call of a generic function from generic code is not
-// inlined.)
-func Reuse[T any](w *Worker) *T {
-	t := w.Spare()
-	if t == nil {
-		return nil
-	}
-	x, ok := any(t.r).(*T)
-	if !ok {
-		return nil
-	}
-	t.free = false
-	return x
-}
-
 // Spare returns the recycled task in the deque slot that w's next Fork
 // fills, or nil (J4). Its Runnable tells what job it is; Refork forks it
-// again. Only the goroutine holding w may call it.
+// again. Only the goroutine holding w may call it. (Reusing needs the
+// job's type, which is the caller's: Spare, the type assertion and
+// ReforkFast are all inlined into the caller's fork.)
 func (w *Worker) Spare() *Task {
 	t := w.dq.Spare()
 	if t == nil || !t.free { // Recycle never frees a spilled task
@@ -335,13 +317,13 @@ func (w *Worker) putBack(x *Task) {
 	w.pool.notify(w)
 }
 
-// TakeBackUntil pops tasks from the bottom of w's deque and runs them
+// takeBackUntil pops tasks from the bottom of w's deque and runs them
 // inline until e is set, as long as keep reports true for them; it puts
 // back the first task it would not run, and returns when the deque is
 // empty. It is J1 for a set of awaited tasks, such as a task block's:
 // keep must report true only for tasks whose completion e waits for, since
 // only those are sure not to wait for the caller in turn (J2).
-func (w *Worker) TakeBackUntil(e Event, keep func(r Runnable) bool) {
+func (w *Worker) takeBackUntil(e Event, keep func(r Runnable) bool) {
 	for !e.IsSet() {
 		x := w.dq.Pop()
 		if x == nil {
