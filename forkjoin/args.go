@@ -31,44 +31,7 @@ func JoinArgs[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, a, b A) (
 	if f == nil {
 		panic("forkjoin: JoinArgs with a nil function")
 	}
-	s := sw(w)
-	if s.CheckDue() {
-		s.Check("forkjoin.JoinArgs") // panics, naming the mistake
-	}
-	var j *argJob[A, R]
-	if t := s.Spare(); t != nil {
-		j, _ = t.Runnable().(*argJob[A, R])
-	}
-	if j == nil {
-		j = &argJob[A, R]{f: f, arg: b}
-		j.Init(j)
-		s.Fork(&j.Task)
-	} else {
-		j.f, j.arg = f, b
-		if !s.ReforkFast(&j.Task) { // J4
-			s.Refork(&j.Task)
-		}
-	}
-	state := sched.Forked
-	defer func() {
-		if state != sched.Joined {
-			s.Unwound(&j.Job, state, recover())
-		}
-	}()
-	ra = f(w, a)
-	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
-		state = sched.Joining
-		arg := j.arg
-		s.Recycle(&j.Task) // J4, before the nested forks that reuse j
-		rb = f(w, arg)
-	} else {
-		state = sched.Joining
-		if p := stolen(s, &j.Job, func() { rb, j.res = j.res, *new(R) }); p != nil {
-			panic(p.Err)
-		}
-	}
-	state = sched.Joined
-	return ra, rb
+	return sched.JoinArgs(sw(w), f, a, b)
 }
 
 // JoinAll calls f(w, a) for every element a of args, potentially in
@@ -99,7 +62,7 @@ func JoinAll[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []A) 
 	}
 	res := make([]R, len(args))
 	if len(args) > 0 {
-		joinSlice(w, f, args, res, nil)
+		sched.JoinSlice(sw(w), f, args, res, nil)
 	}
 	return res
 }
@@ -131,67 +94,5 @@ func JoinReduce[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []
 		var zero R
 		return zero
 	}
-	return joinSlice(w, f, args, nil, combine)
-}
-
-// joinSlice is JoinAll (out != nil: the results go to out, in order) and
-// JoinReduce (out == nil: the results are folded with combine) on args, of
-// length >= 1: the right half is forked, the left half runs here.
-func joinSlice[A, R any](w *pool.Worker, f func(*pool.Worker, A) R, args []A, out []R, combine func(a, b R) R) (r R) {
-	if len(args) == 1 {
-		r = f(w, args[0])
-		if out != nil {
-			out[0] = r
-		}
-		return r
-	}
-	mid := len(args) / 2
-	s := sw(w)
-	if s.CheckDue() {
-		s.Check("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake
-	}
-	var rout []R
-	if out != nil {
-		rout = out[mid:]
-	}
-	var j *sliceJob[A, R]
-	if t := s.Spare(); t != nil {
-		j, _ = t.Runnable().(*sliceJob[A, R])
-	}
-	if j == nil {
-		j = &sliceJob[A, R]{f: f, args: args[mid:], out: rout, combine: combine}
-		j.Init(j)
-		s.Fork(&j.Task)
-	} else {
-		j.f, j.args, j.out, j.combine = f, args[mid:], rout, combine
-		if !s.ReforkFast(&j.Task) {
-			s.Refork(&j.Task)
-		}
-	}
-	state := sched.Forked
-	defer func() {
-		if state != sched.Joined {
-			s.Unwound(&j.Job, state, recover())
-		}
-	}()
-	var lout []R
-	if out != nil {
-		lout = out[:mid]
-	}
-	left := joinSlice(w, f, args[:mid], lout, combine)
-	var right R
-	state = sched.Joining
-	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
-		rargs := j.args
-		j.args, j.out = nil, nil
-		s.Recycle(&j.Task)
-		right = joinSlice(w, f, rargs, rout, combine)
-	} else if p := stolen(s, &j.Job, func() { right, j.args, j.out, j.res = j.res, nil, nil, *new(R) }); p != nil {
-		panic(p.Err)
-	}
-	if combine != nil {
-		r = combine(left, right)
-	}
-	state = sched.Joined
-	return r
+	return sched.JoinSlice(sw(w), f, args, nil, combine)
 }

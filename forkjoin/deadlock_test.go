@@ -9,8 +9,6 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
-	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -193,65 +191,6 @@ func TestJoinOnStolenChildWhileOutsideWorkArrives(t *testing.T) {
 	}
 	if n := outsideDone.Load(); n < outsideWant {
 		t.Errorf("%d outside Invokes done, want %d", n, outsideWant)
-	}
-}
-
-var newTask = schedtest.NewTask[pool.Worker]
-
-// Deadlock freedom (3): every worker waits, helping, for a latch that only a
-// task in the injector sets. A barrier puts one waiter on each worker (a
-// worker spinning in it takes no other task), and the setter is submitted
-// only once every worker has (most likely) gone to sleep inside its WaitFor.
-func TestAllWorkersWaitForInjectedTask(t *testing.T) {
-	fjtest.Deadline(t, 60*time.Second)
-	for _, workers := range []int{1, 2, 4} {
-		p := pool.New(pool.WithWorkers(workers))
-		for round := 0; round < small(50, 10); round++ {
-			var l sched.Latch
-			var arrived atomic.Int64
-			var entered, finished sched.Counter
-			entered.Add(int64(workers))
-			finished.Add(int64(workers))
-			var onWorker = make([]atomic.Int64, workers)
-			for i := 0; i < workers; i++ {
-				schedtest.P(p).Submit(newTask(func(w *pool.Worker) {
-					onWorker[w.ID()].Add(1)
-					arrived.Add(1)
-					for arrived.Load() < int64(workers) {
-						runtime.Gosched()
-					}
-					entered.Done()
-					schedtest.W(w).WaitFor(&l)
-					finished.Done()
-				}))
-			}
-			schedtest.P(p).Wait(&entered)
-			for i := range onWorker {
-				if n := onWorker[i].Load(); n != 1 {
-					t.Fatalf("workers=%d: worker %d runs %d waiters, want 1", workers, i, n)
-				}
-			}
-			// Wait until every worker looks parked: it has published more
-			// sleeps than wake-ups. A worker parked in its WaitFor always
-			// does, so this ends; it may also accept a worker whose last
-			// published sleep is from before it took its waiter (a wake-up
-			// is published only later), and then that worker is still
-			// searching when the setter arrives, which is also a case to
-			// get right.
-			for asleep := false; !asleep; {
-				runtime.Gosched()
-				asleep = true
-				for _, ws := range p.Stats().Workers {
-					asleep = asleep && ws.Sleeps > ws.Wakeups
-				}
-			}
-			if l.IsSet() {
-				t.Fatal("latch set before its setter was submitted")
-			}
-			schedtest.P(p).Submit(newTask(func(*pool.Worker) { l.Set() }))
-			schedtest.P(p).Wait(&finished)
-		}
-		p.Close()
 	}
 }
 

@@ -7,15 +7,7 @@ import (
 
 // Future is the pending result of a function started with Fork.
 type Future[T any] struct {
-	sched.Job
-	f     func(w *pool.Worker) T
-	res   T
-	owner *sched.Worker // the worker whose deque the job was pushed on
-}
-
-// Run runs the future's function on the worker that took it from a queue.
-func (f *Future[T]) Run(w *sched.Worker) {
-	f.Complete(w, func() { f.res = f.f(pw(w)) })
+	j sched.Future[pool.Worker, T] // the scheduler's future job
 }
 
 // Fork starts f(w) as a task on w's deque, where an idle worker may steal
@@ -34,13 +26,8 @@ func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
 	if f == nil {
 		panic("forkjoin: Fork with a nil function")
 	}
-	s := sw(w)
-	if s.CheckDue() {
-		s.Check("forkjoin.Fork") // panics, naming the mistake
-	}
-	fu := &Future[T]{f: f, owner: s}
-	fu.Init(fu)
-	s.Fork(&fu.Task)
+	fu := new(Future[T])
+	fu.j.Fork(sw(w), f)
 	return fu
 }
 
@@ -60,30 +47,7 @@ func (f *Future[T]) Join(w *pool.Worker) T {
 	if w == nil {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
-	s := sw(w)
-	if s.CheckDue() {
-		s.Check("forkjoin.Future.Join") // panics, naming the mistake
-	}
-	if !f.Job.Done() {
-		if s != f.owner {
-			s.Await(&f.Job)
-		} else if s.Join(&f.Job) {
-			// J1: taken back; run it here. Its outcome is recorded
-			// and the latch set, as if it had run elsewhere, for
-			// other joins of the same future: a Future is not
-			// recycled, since whoever holds it may join it again.
-			// Guard, not Capture: a Goexit in it is the future's own,
-			// recorded for its other joiners, and the task running
-			// this join reports that it was aborted by it.
-			fn := f.f
-			f.f = nil
-			s.Guard(func() { f.res = fn(w) }, f.Record)
-		}
-	}
-	if p := f.Panic(); p != nil {
-		panic(p.Err)
-	}
-	return f.res
+	return f.j.Join(sw(w))
 }
 
 // Done reports whether the future's task has finished, without waiting.
@@ -91,5 +55,5 @@ func (f *Future[T]) Done() bool {
 	if f == nil {
 		panic("forkjoin: Done on a nil *Future")
 	}
-	return f.Job.Done()
+	return f.j.Done()
 }

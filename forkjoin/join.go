@@ -30,34 +30,9 @@ func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.W
 	if fa == nil || fb == nil {
 		panic("forkjoin: Join with a nil function")
 	}
-	s := sw(w)
-	if s.CheckDue() {
-		s.Check("forkjoin.Join") // panics, naming the mistake
-	}
-	j := forkFunc(s, fb)
-	state := sched.Forked
-	defer func() {
-		if state != sched.Joined {
-			s.Unwound(&j.Job, state, recover())
-		}
-	}()
-	a = fa(w)
-	if s.TakeBackFast(&j.Task) || s.TakeBack(&j.Task) {
-		// J1: taken back. Recycle j before running fb: the first fork
-		// inside fb uses this same slot and reuses j. A panic in fb is
-		// raised by Unwind as a *pool.PanicError, like every panic out
-		// of a join.
-		state = sched.Joining
-		f := j.f
-		j.f = nil
-		s.Recycle(&j.Task)
-		b = f(w)
-	} else {
-		state = sched.Joining
-		if p := stolen(s, &j.Job, func() { b, j.f, j.res = j.res, nil, *new(B) }); p != nil {
-			panic(p.Err)
-		}
-	}
-	state = sched.Joined
-	return a, b
+	return sched.Join(sw(w), fa, fb)
 }
+
+// sw converts a public worker to the scheduler's: the same memory
+// (sched.As).
+func sw(w *pool.Worker) *sched.Worker { return sched.From[sched.Worker](w) }

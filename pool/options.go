@@ -2,6 +2,7 @@ package pool
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/forkjoin/fj/internal/sched"
 )
@@ -46,8 +47,7 @@ func WithName(name string) Option {
 }
 
 func makeConfig(opts []Option) sched.Config {
-	d := sched.DefaultConfig()
-	c := Config{Workers: d.Workers, DequeCapacity: d.DequeCapacity, Name: d.Name}
+	c := Config{Workers: runtime.GOMAXPROCS(0), DequeCapacity: 1024, Name: "fj"}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)

@@ -16,8 +16,6 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
-	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -148,9 +146,9 @@ func TestUseAfterClosePanics(t *testing.T) {
 	if msg := panicMessage(r); !strings.Contains(msg, "closed") {
 		t.Errorf("Run after Close: panic %#v, want a message containing \"closed\"", r)
 	}
-	r = catch(func() { schedtest.P(p).Submit(schedtest.NewTask(func(*pool.Worker) { ran = true })) })
+	r = catch(func() { forkjoin.Invoke(p, func(*pool.Worker) int { ran = true; return 0 }) })
 	if msg := panicMessage(r); !strings.Contains(msg, "closed") {
-		t.Errorf("Submit after Close: panic %#v, want a message containing \"closed\"", r)
+		t.Errorf("Invoke after Close: panic %#v, want a message containing \"closed\"", r)
 	}
 	if ran {
 		t.Error("a function submitted after Close ran")
@@ -205,89 +203,6 @@ func TestDefaultPool(t *testing.T) {
 	}
 	if !strings.Contains(line, "Default") || strings.Contains(line, "<nil>") {
 		t.Errorf("Close on pool.Default(): %q, want a panic that mentions Default", line)
-	}
-}
-
-// Close lets running and queued work finish: tasks submitted before Close,
-// running tasks that keep forking after Close began, and outside Run calls
-// still blocked in their wait.
-func TestCloseFinishesQueuedWork(t *testing.T) {
-	fjtest.Deadline(t, 60*time.Second)
-	for _, workers := range []int{1, 2, 4} {
-		p := pool.New(pool.WithWorkers(workers))
-		const runners = 8
-		nSubmit := small(200, 40)
-		n := small(15, 10)
-		want := fibSeq(n)
-
-		var release sched.Latch // set once Close has begun
-		var started sched.Counter
-		var ran, bad atomic.Int64
-		started.Add(runners)
-
-		// Outside goroutines in Run: each task signals it started, waits
-		// (helping) until Close has begun, then forks a tree of work.
-		var wg sync.WaitGroup
-		runPanics := make([]any, runners)
-		for i := 0; i < runners; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runPanics[i] = catch(func() {
-					p.Run(func(w *pool.Worker) {
-						started.Done()
-						schedtest.W(w).WaitFor(&release)
-						if fibJoin(w, n) != want {
-							bad.Add(1)
-						}
-						ran.Add(1)
-					})
-				})
-			}()
-		}
-		schedtest.P(p).Wait(&started) // every Run has been submitted and started
-
-		// Queued tasks: half wait for the release too.
-		for i := 0; i < nSubmit; i++ {
-			schedtest.P(p).Submit(schedtest.NewTask(func(w *pool.Worker) {
-				if i%2 == 0 {
-					schedtest.W(w).WaitFor(&release)
-				}
-				if fibJoin(w, n) != want {
-					bad.Add(1)
-				}
-				ran.Add(1)
-			}))
-		}
-
-		closed := make(chan struct{})
-		go func() {
-			defer close(closed)
-			p.Close()
-		}()
-		for !p.Closed() {
-			runtime.Gosched()
-		}
-		release.Set()
-		<-closed
-
-		// Nothing can run after Close has returned, so this counts what
-		// ran before it.
-		if got, want := ran.Load(), int64(runners+nSubmit); got != want {
-			t.Errorf("workers=%d: Close returned after %d of %d tasks had finished", workers, got, want)
-		}
-		if b := bad.Load(); b != 0 {
-			t.Errorf("workers=%d: %d tasks computed a wrong fib(%d)", workers, b, n)
-		}
-		wg.Wait()
-		for i, r := range runPanics {
-			if r != nil {
-				t.Errorf("workers=%d: Run %d panicked: %v", workers, i, r)
-			}
-		}
-		if got := p.Stats().Submitted; got != uint64(runners+nSubmit) {
-			t.Errorf("workers=%d: Stats().Submitted = %d, want %d", workers, got, runners+nSubmit)
-		}
 	}
 }
 

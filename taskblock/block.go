@@ -25,6 +25,8 @@ type Block struct {
 
 	// group counts the tasks not yet finished, plus the body while it
 	// runs; a fork into an ended block is refused (sched.Group, G1-G4).
+	// It runs the tasks, skips them once canceled, and reports their
+	// failures to the block (Failed).
 	group sched.Group
 
 	// bodyG is the body's goroutine id: Wait is the body's alone.
@@ -35,7 +37,6 @@ type Block struct {
 	waiting bool
 
 	finished atomic.Bool // Define has returned
-	canceled atomic.Bool // a task or the body panicked or failed
 	errMode  bool        // created by DefineErr: Go is allowed
 
 	// failure is allocated by the first panic or error; most blocks never
@@ -52,15 +53,6 @@ type failure struct {
 type capturedPanic struct {
 	p    *sched.Panic
 	body bool
-}
-
-// task is one function run in a block: exactly one of f and fe is set.
-type task struct {
-	sched.Task
-	b     *Block
-	f     func(w *pool.Worker)
-	fe    func(w *pool.Worker) error
-	owner *sched.Worker // the worker whose deque it was pushed on
 }
 
 // Run starts f(w) as a task of the block. The body and every task of the
@@ -164,30 +156,11 @@ func (b *Block) checkLive(op string) {
 
 // schedule forks a task of the block onto w, whose holder is the caller.
 func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error) {
-	if b.canceled.Load() {
-		return
-	}
-	if !b.group.Add() {
+	if !sched.Go(&b.group, w, f, fe) {
 		// G2: every task has finished and the body has returned: the
 		// caller is not a task of this block.
 		panic("taskblock: a task started in a block that has ended (its body returned and all its tasks " +
 			"finished): only the body and the tasks of the block may start tasks in it")
-	}
-	// The task last run from this deque slot, if it ran here, is free for
-	// reuse (J4).
-	var t *task
-	if st := w.Spare(); st != nil {
-		t, _ = st.Runnable().(*task)
-	}
-	if t == nil {
-		t = &task{b: b, f: f, fe: fe, owner: w}
-		t.Init(t)
-		w.Fork(&t.Task)
-		return
-	}
-	t.b, t.f, t.fe, t.owner = b, f, fe, w
-	if !w.ReforkFast(&t.Task) {
-		w.Refork(&t.Task)
 	}
 }
 
@@ -212,10 +185,7 @@ func (b *Block) Wait() {
 // worker's deque, inline, and then waits for the rest (G4).
 func (b *Block) wait() {
 	b.waiting = true
-	b.group.Wait(sched.From[sched.Worker](b.w), func(r sched.Runnable) bool {
-		t, ok := r.(*task)
-		return ok && t.b == b
-	})
+	b.group.Wait(sched.From[sched.Worker](b.w))
 	b.waiting = false
 }
 
@@ -226,41 +196,21 @@ func (b *Block) Worker() *pool.Worker { return b.w }
 // Canceled reports whether the block has been canceled: a task or the
 // body panicked, or (DefineErr) returned an error. Long-running tasks may
 // poll it to stop early.
-func (b *Block) Canceled() bool { return b.canceled.Load() }
+func (b *Block) Canceled() bool { return b.group.Canceled() }
 
-// Run implements sched.Runnable.
-func (t *task) Run(sw *sched.Worker) {
-	b, f, fe := t.b, t.f, t.fe
-	// Done with t itself. If it runs on the worker that pushed it, nobody
-	// else can reach it any more (a thief that read its slot lost the
-	// race to the pop), so hand it back now: the first Run inside f uses
-	// the same deque slot and reuses t. A stolen task is left to the
-	// garbage collector; its free flag belongs to its owner.
-	if t.owner == sw {
-		sw.Recycle(&t.Task) // its fields are overwritten when it is reused
+// failures is the block as its group's owner (sched.GroupOwner): told of
+// the failures of its tasks. A type of its own, so that Failed is not part
+// of Block's documented methods.
+type failures Block
+
+// Failed records the failure of a task of the block.
+func (o *failures) Failed(p *sched.Panic, err error) {
+	b := (*Block)(o)
+	if p != nil {
+		b.fail(p, false)
 	} else {
-		t.b, t.f, t.fe = nil, nil, nil
+		b.setErr(err)
 	}
-	if b.canceled.Load() {
-		b.group.Done() // not started: skipped
-		return
-	}
-	w := sched.As[pool.Worker](sw)
-	var err error
-	sw.Guard(func() {
-		if fe != nil {
-			err = fe(w)
-		} else {
-			f(w)
-		}
-	}, func(p *sched.Panic) {
-		if p != nil {
-			b.fail(p, false)
-		} else if err != nil {
-			b.setErr(err)
-		}
-		b.group.Done() // last: the task counts as finished after everything above
-	})
 }
 
 func (b *Block) failState() *failure {
@@ -276,7 +226,7 @@ func (b *Block) fail(p *sched.Panic, body bool) {
 	f.mu.Lock()
 	f.panics = append(f.panics, capturedPanic{p, body})
 	f.mu.Unlock()
-	b.canceled.Store(true)
+	b.group.Cancel()
 }
 
 func (b *Block) setErr(err error) {
@@ -286,7 +236,7 @@ func (b *Block) setErr(err error) {
 		f.err = err
 	}
 	f.mu.Unlock()
-	b.canceled.Store(true)
+	b.group.Cancel()
 }
 
 // outcome returns the panics, in the order they were captured, and the

@@ -89,7 +89,7 @@ func newBlock(w *pool.Worker, errMode bool) *Block {
 
 // define runs the body on b.w and waits for the block's tasks (G4).
 func (b *Block) define(body func(*Block), bodyErr func(*Block) error) {
-	b.group.Open()
+	b.group.Open((*failures)(b))
 	closed, returned := false, false
 	defer func() {
 		if !returned {

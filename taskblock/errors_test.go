@@ -201,10 +201,9 @@ func waitTurn(w *pool.Worker, b *taskblock.Block) {
 	if b.Canceled() {
 		return
 	}
-	var c sched.Counter
-	c.Add(1)
-	schedtest.P(w.Pool()).Submit(schedtest.NewTask(func(*pool.Worker) { c.Done() }))
-	schedtest.W(w).WaitFor(&c)
+	var l sched.Latch
+	go w.Pool().Run(func(*pool.Worker) { l.Set() }) // through the injector
+	schedtest.W(w).WaitFor(&l)
 }
 
 // The body's error is returned when no task failed first; tasks still
@@ -217,7 +216,7 @@ func TestDefineErrBodyError(t *testing.T) {
 		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(20, 5); round++ {
 			var ran atomic.Int64
-			var running sched.Counter
+			var running schedtest.Countdown
 			running.Add(3)
 			var sawCancel atomic.Int64
 			err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
@@ -231,7 +230,7 @@ func TestDefineErrBodyError(t *testing.T) {
 						return errLater
 					})
 				}
-				schedtest.W(b.Worker()).WaitFor(&running) // all three are running
+				schedtest.W(b.Worker()).WaitFor(running.Event()) // all three are running
 				return errBody
 			})
 			if err != errBody {

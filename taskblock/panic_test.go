@@ -70,7 +70,7 @@ func hasFrame(stack []byte, fn string) bool {
 
 // Several tasks panic, all of them after every one has started: Define
 // re-panics once, with all their values and stacks, after all of them have
-// finished. The tasks wait for each other on a sched.Counter, which parks
+// finished. The tasks wait for each other on a schedtest.Countdown, which parks
 // them instead of blocking their worker, so any number of them can be
 // started at once on any number of workers (one included). In the second
 // half of each round, the body is a participant and panics too.
@@ -86,7 +86,7 @@ func TestPanicsFromSeveralTasks(t *testing.T) {
 				for i := range errs {
 					errs[i] = &taskError{i}
 				}
-				var started sched.Counter
+				var started schedtest.Countdown
 				started.Add(n)
 				if bodyToo {
 					started.Add(1)
@@ -106,13 +106,13 @@ func TestPanicsFromSeveralTasks(t *testing.T) {
 							b.Run(func(w *pool.Worker) {
 								defer finished[i].Store(true)
 								started.Done()
-								schedtest.W(w).WaitFor(&started) // every task (and the body) has started
+								schedtest.W(w).WaitFor(started.Event()) // every task (and the body) has started
 								panicInTask(errs[i])
 							})
 						}
 						if bodyToo {
 							started.Done()
-							schedtest.W(b.Worker()).WaitFor(&started)
+							schedtest.W(b.Worker()).WaitFor(started.Event())
 							panicInBody("body")
 						}
 					})
@@ -263,7 +263,7 @@ func TestPanicInBodyWaitsForTasks(t *testing.T) {
 		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(20, 5); round++ {
 			where := fmt.Sprintf("workers=%d round %d", workers, round)
-			var started sched.Counter
+			var started schedtest.Countdown
 			started.Add(k)
 			var bodyPanicking sched.Latch
 			var finished [k]atomic.Bool
@@ -287,7 +287,7 @@ func TestPanicInBodyWaitsForTasks(t *testing.T) {
 							finished[i].Store(true)
 						})
 					}
-					schedtest.W(b.Worker()).WaitFor(&started) // all tasks are running
+					schedtest.W(b.Worker()).WaitFor(started.Event()) // all tasks are running
 					bodyPanicking.Set()
 					panicInBody("body after starting tasks")
 				})

@@ -87,53 +87,6 @@ func recovered(r any) *Panic {
 	return &Panic{Err: err, Seq: seq}
 }
 
-// JoinState is where a join that forked a job stands, for Unwind.
-type JoinState uint8
-
-const (
-	// Forked: the job is forked and the join runs its own half.
-	Forked JoinState = iota
-	// Joining: the job was taken back (and runs inline) or has
-	// finished elsewhere; nothing of the join is left outstanding.
-	Joining
-	// Joined: the join returned normally.
-	Joined
-)
-
-// Unwound is called by a join that forks j (forkjoin's Join, JoinArgs,
-// JoinAll) from the function it defers right after the fork:
-//
-//	state := sched.Forked
-//	defer func() {
-//		if state != sched.Joined {
-//			s.Unwound(&j.Job, state, recover())
-//		}
-//	}()
-//
-// A join that returns normally sets state to Joined first: on the fast
-// path the deferred function is one test, no capture. Otherwise a panic or
-// a runtime.Goexit is unwinding the join, r is what the deferred function
-// recovered (recover works only there), and Unwound captures it as
-// Capture would. If j is still forked, it is dropped if nobody has started
-// it, or waited for (no task of a join outlives it, J1-J3), and the error
-// raised is the first of the two panics with the other attached (First).
-// A nil r is either a Goexit or panic(nil) under GODEBUG=panicnil=1,
-// which cannot be told apart here: it is raised as a panic either way;
-// during a Goexit, the task's Guard recovers that and the Goexit, which no
-// recover stops, goes on and is reported as such.
-func (w *Worker) Unwound(j *Job, state JoinState, r any) {
-	p := recovered(r)
-	if state == Forked {
-		if w.Join(j) {
-			// Taken back before it started: dropped. It is not
-			// recycled: its fields still hold what was forked.
-			panic(p.Err)
-		}
-		panic(first(p, j.Panic()))
-	}
-	panic(p.Err)
-}
-
 // Guard runs f, the body of a task that w took from a deque or the
 // injector (never one its joiner runs inline), and calls done exactly once
 // with how f ended: nil, a captured panic, or a runtime.Goexit. A Goexit

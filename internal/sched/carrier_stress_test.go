@@ -516,9 +516,9 @@ func TestCarrierStressCloseWhileParked(t *testing.T) {
 			for s := range progs {
 				pr := &progs[s]
 				pr.owners = owners
-				schedtest.P(p).Submit(schedtest.NewTask(func(w *pool.Worker) {
+				sched.Submit(sched.From[sched.Pool](p), func(w *pool.Worker) {
 					got[s] = pr.guard(func() uint64 { return pr.eval(w, uint64(s), depth, nil, false, false) })
-				}))
+				})
 			}
 			p.Close()
 			for s := range progs {

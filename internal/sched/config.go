@@ -2,7 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"runtime"
 )
 
 // Config is what New needs to start a pool; package pool fills it from its
@@ -11,11 +10,6 @@ type Config struct {
 	Workers       int    // number of worker goroutines
 	DequeCapacity int    // capacity of each worker's deque, rounded up to a power of two
 	Name          string // for Stats, profiler labels and traces
-}
-
-// DefaultConfig is the configuration of a pool made without options.
-func DefaultConfig() Config {
-	return Config{Workers: runtime.GOMAXPROCS(0), DequeCapacity: 1024, Name: "fj"}
 }
 
 // maxWorkers bounds the worker count: the control word packs the number of

@@ -11,20 +11,20 @@ import "fmt"
 // (identity.go): about 2 ns. Every entry point given a *Worker makes it
 // every time (pool.Enter, RunFrom, Worker.Run). On the fork path (a fork
 // and its join, 30 ns with a closure, 10 with JoinArgs) that would be too
-// much, so builds without debug checks sample it (CheckDue): the first
+// much, so builds without debug checks sample it (checkDue): the first
 // forks and joins of each task are all checked, which is where a captured
 // worker is first misused (a loop body's first fork), and then one in
 // checkEvery. Builds with the fjdebug tag or the race detector
 // (debug_on.go) check every fork and join.
 
-// CheckDue reports whether the fork path's misuse check is due (see
+// checkDue reports whether the fork path's misuse check is due (see
 // above): always in builds with debug checks, and otherwise for the first
 // checkAlways forks and joins of each task the main loop runs and every
 // checkEvery-th one after that. The count is a plain field: a misuse from
 // another goroutine races on it, which can only make a check come earlier
 // or later (builds with the race detector check every time and never
 // touch it).
-func (w *Worker) CheckDue() bool {
+func (w *Worker) checkDue() bool {
 	if debugChecks {
 		return true
 	}

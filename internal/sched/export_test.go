@@ -1,6 +1,8 @@
 package sched
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+)
 
 // WatchSearchers records, until stop is called, the most workers counted
 // as searching or waiting at once, as seen each time one is added (U1,
@@ -21,4 +23,89 @@ func WatchSearchers() (most func() uint32, stop func()) {
 		afterAnnounce:  func(*Worker) {},
 	}
 	return m.Load, func() { testHooks = nil }
+}
+
+// funcTask is a task that runs a function of the public worker type P.
+type funcTask[P any] struct {
+	task
+	f func(w *P)
+}
+
+func (t *funcTask[P]) Run(w *Worker) { t.f(As[P](w)) }
+
+// Submit queues f on p's injector from any goroutine, as Pool.Run does
+// without waiting: for tests of the injector and of waits on events. f
+// must not panic.
+func Submit[P any](p *Pool, f func(w *P)) {
+	t := &funcTask[P]{f: f}
+	t.bind(t)
+	p.submit(&t.task)
+}
+
+// Wait blocks the calling goroutine, which is not a worker, until e is set.
+func Wait(p *Pool, e Event) { p.wait(e) }
+
+// Share publishes w's private forks if another worker wants work (job.go,
+// F2), for tests that wait for a fork to be stolen without joining it.
+func Share(w *Worker) { w.shareIfWanted() }
+
+// Reset makes a set latch unset again (for the latch's own tests).
+func (l *Latch) Reset() { l.reset() }
+
+// Counter is a countdown event for tests: set while its count is zero,
+// reusable. It is the waiting protocol of Latch with a count, as Group's
+// is, and lives here because only tests need it.
+// Counter counts outstanding tasks: Add before a task is scheduled, Done
+// when it has finished. It is set while its count is zero, and unlike a
+// Latch it can be reused: Add after it reached zero unsets it again. The
+// zero value is a set (idle) counter.
+type Counter struct {
+	n       atomic.Int64
+	waiters atomic.Pointer[waiter]
+}
+
+// Add adds delta, which may be negative, to the count. It panics if the
+// count goes below zero. Reaching zero wakes every goroutine sleeping on
+// the counter.
+func (c *Counter) Add(delta int64) {
+	// Sequentially consistent RMW, paired with the waiter's register-then-
+	// check order (see addWaiter): whoever brings the count to zero swaps
+	// the waiter list after it, so a waiter that saw a non-zero count
+	// before registering cannot be missed.
+	v := c.n.Add(delta)
+	if v < 0 {
+		panic("pool: Counter below zero")
+	}
+	if v == 0 && c.waiters.Load() != nil {
+		// Load first, swap only if someone registered: most counters
+		// reach zero with nobody asleep on them, and the swap is an
+		// expensive atomic. If the load sees no node, a waiter's push
+		// comes later in the sequentially consistent order, and so does
+		// its re-check of the count, which then reads zero.
+		for n := c.waiters.Swap(nil); n != nil; n = n.next {
+			n.signal()
+		}
+	}
+}
+
+// Done decrements the count by one.
+func (c *Counter) Done() { c.Add(-1) }
+
+// Count returns the current count.
+func (c *Counter) Count() int64 { return c.n.Load() }
+
+// IsSet reports whether the count is zero.
+func (c *Counter) IsSet() bool { return c.n.Load() == 0 }
+
+func (c *Counter) addWaiter(n *waiter) bool {
+	// Register first; the caller then re-checks IsSet. If it still sees a
+	// non-zero count, the Add that brings it to zero comes later in the
+	// sequentially consistent order and its Swap returns a list holding n.
+	for {
+		old := c.waiters.Load()
+		n.next = old
+		if c.waiters.CompareAndSwap(old, n) {
+			return true
+		}
+	}
 }

@@ -22,20 +22,42 @@ import "sync/atomic"
 //	    bottom of its worker's deque and runs them inline (J1, J2: they
 //	    are what it waits for), then waits for the rest (J3).
 type Group struct {
-	n       atomic.Int64
-	waiters atomic.Pointer[waiter]
+	n        atomic.Int64
+	waiters  atomic.Pointer[waiter]
+	canceled atomic.Bool
+	owner    GroupOwner
 }
 
-// Open makes g a group whose opener may fork into it (G1).
-func (g *Group) Open() { g.n.Store(1) }
+// GroupOwner is told how the tasks of a group failed (taskblock's Block,
+// which collects the panics and keeps the first error).
+type GroupOwner interface {
+	// Failed is called, from the worker that ran the task, for a task
+	// that panicked (p) or returned an error (err); the group is
+	// canceled already.
+	Failed(p *Panic, err error)
+}
+
+// Open makes g a group whose opener may fork into it (G1), reporting its
+// tasks' failures to owner.
+func (g *Group) Open(owner GroupOwner) {
+	g.owner = owner
+	g.n.Store(1)
+}
+
+// Cancel cancels g: its tasks that have not started are skipped, and Go
+// forks nothing more.
+func (g *Group) Cancel() { g.canceled.Store(true) }
+
+// Canceled reports whether g has been canceled.
+func (g *Group) Canceled() bool { return g.canceled.Load() }
 
 // Close is the opener's last word (G1): after it, only running tasks of
 // the group may fork into it.
-func (g *Group) Close() { g.add(-1) }
+func (g *Group) Close() { g.addN(-1) }
 
-// Add counts a task about to be forked into g, and reports false if g has
+// add counts a task about to be forked into g, and reports false if g has
 // ended (G2).
-func (g *Group) Add() bool {
+func (g *Group) add() bool {
 	for {
 		n := g.n.Load()
 		if n == 0 {
@@ -50,10 +72,10 @@ func (g *Group) Add() bool {
 	}
 }
 
-// Done counts the end of a task of g (G3).
-func (g *Group) Done() { g.add(-2) }
+// done counts the end of a task of g (G3).
+func (g *Group) done() { g.addN(-2) }
 
-func (g *Group) add(d int64) {
+func (g *Group) addN(d int64) {
 	v := g.n.Add(d)
 	if v < 0 {
 		panic("sched: Group below zero")
@@ -81,11 +103,96 @@ func (g *Group) addWaiter(n *waiter) bool {
 	}
 }
 
-// Wait returns once every task of g has finished (G4): it runs inline
-// the tasks that keep reports as g's (keep must report true only for
-// them) from the bottom of w's deque, then waits for those other workers
-// took. It must be called by the goroutine holding w.
-func (g *Group) Wait(w *Worker, keep func(r Runnable) bool) {
-	w.takeBackUntil(g, keep)
+// Wait returns once every task of g has finished (G4): it runs inline g's
+// tasks found at the bottom of w's deque (they are what it waits for),
+// then waits for those other workers took. It must be called by the
+// goroutine holding w.
+func (g *Group) Wait(w *Worker) {
+	w.takeBackUntil(g, func(r runnable) bool {
+		t, ok := r.(*groupTask)
+		return ok && t.g == g
+	})
 	w.WaitFor(g)
+}
+
+// groupTask is one function run in a group: exactly one of f and fe is
+// set, as a func(*W) or a func(*W) error for the W that Go was given, and
+// call calls it.
+type groupTask struct {
+	task
+	g     *Group
+	f, fe any
+	call  func(f, fe any, w *Worker) error
+	owner *Worker // the worker whose deque it was pushed on
+}
+
+// callAs calls f or fe, of types func(*W) and func(*W) error, with w: the
+// one function value a group task needs per W, no closure.
+func callAs[W any](f, fe any, w *Worker) error {
+	if fe != nil {
+		return fe.(func(*W) error)(As[W](w))
+	}
+	f.(func(*W))(As[W](w))
+	return nil
+}
+
+// Go forks a task of g onto w, the worker the caller holds, that runs f(w')
+// or fe(w') on whichever worker w' takes it (exactly one of them is
+// non-nil), depth first like a fork (F1-F2), recycling the task object
+// (J4). It reports false, forking nothing, if g has ended (G2); a canceled
+// group forks nothing and reports true.
+func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
+	if g.canceled.Load() {
+		return true
+	}
+	if !g.add() {
+		return false
+	}
+	var af, afe any
+	if fe != nil {
+		afe = fe
+	} else {
+		af = f
+	}
+	t := reuse[groupTask](w)
+	if t == nil {
+		t = &groupTask{g: g, f: af, fe: afe, call: callAs[W], owner: w}
+		t.bind(t)
+		w.fork(&t.task)
+		return true
+	}
+	t.g, t.f, t.fe, t.call, t.owner = g, af, afe, callAs[W], w
+	if !w.reforkFast(&t.task) {
+		w.refork(&t.task)
+	}
+	return true
+}
+
+// Run runs the task (R1): skipped if its group was canceled before it
+// started; a panic or error cancels the group and goes to its owner; the
+// group counts the task finished last (G3).
+func (t *groupTask) Run(w *Worker) {
+	g, f, fe, call := t.g, t.f, t.fe, t.call
+	// Done with t itself. If it runs on the worker that pushed it, nobody
+	// else can reach it any more (a thief that read its slot lost the race
+	// to the pop), so hand it back now: the first Go inside f uses the same
+	// deque slot and reuses t (J4). A stolen task is left to the garbage
+	// collector; its free flag belongs to its owner.
+	if t.owner == w {
+		w.recycle(&t.task)
+	} else {
+		t.g, t.f, t.fe = nil, nil, nil
+	}
+	if g.canceled.Load() {
+		g.done() // not started: skipped
+		return
+	}
+	var err error
+	w.Guard(func() { err = call(f, fe, w) }, func(p *Panic) {
+		if p != nil || err != nil {
+			g.canceled.Store(true)
+			g.owner.Failed(p, err)
+		}
+		g.done() // last: the task counts as finished after everything above
+	})
 }

@@ -37,7 +37,7 @@ func (in *injector) init(n int) {
 }
 
 // push queues t in bucket i (taken modulo the bucket count).
-func (in *injector) push(i uint32, t *Task) {
+func (in *injector) push(i uint32, t *task) {
 	b := &in.buckets[i&in.mask]
 	b.mu.Lock()
 	b.q.push(t)
@@ -50,7 +50,7 @@ func (in *injector) push(i uint32, t *Task) {
 }
 
 // pushBatch queues ts in bucket i, oldest first, under one lock.
-func (in *injector) pushBatch(i uint32, ts []*Task) {
+func (in *injector) pushBatch(i uint32, ts []*task) {
 	b := &in.buckets[i&in.mask]
 	b.mu.Lock()
 	for _, t := range ts {
@@ -63,7 +63,7 @@ func (in *injector) pushBatch(i uint32, ts []*Task) {
 
 // pop takes the oldest task of the first non-empty bucket, starting at
 // bucket start, or returns nil if all buckets looked empty.
-func (in *injector) pop(start uint32) *Task {
+func (in *injector) pop(start uint32) *task {
 	for i := range in.buckets {
 		b := &in.buckets[(start+uint32(i))&in.mask]
 		if b.n.Load() == 0 {
@@ -89,7 +89,7 @@ func (in *injector) pop(start uint32) *Task {
 // another worker's deque: their owner may claim them back, see TakeBack).
 // It returns how many it took, as the Go runtime's runqgrab takes half a
 // run queue at once.
-func (in *injector) popBatch(start uint32, dst []*Task) int {
+func (in *injector) popBatch(start uint32, dst []*task) int {
 	for i := range in.buckets {
 		b := &in.buckets[(start+uint32(i))&in.mask]
 		if b.n.Load() == 0 {
@@ -121,7 +121,7 @@ func (in *injector) popBatch(start uint32, dst []*Task) int {
 // reports whether it did. An owner that claimed back a task it spilled
 // uses it so that the dead entry does not linger: it would keep the task
 // reachable and make idle workers believe there is work.
-func (in *injector) removeLast(i uint32, t *Task) bool {
+func (in *injector) removeLast(i uint32, t *task) bool {
 	b := &in.buckets[i&in.mask]
 	if b.n.Load() == 0 {
 		return false
@@ -148,17 +148,17 @@ func (in *injector) len() int64 {
 
 // ring is an unbounded FIFO queue of tasks in a growable circular buffer.
 type ring struct {
-	buf        []*Task
+	buf        []*task
 	head, size int
 }
 
-func (r *ring) push(t *Task) {
+func (r *ring) push(t *task) {
 	if r.size == len(r.buf) {
 		n := 2 * len(r.buf)
 		if n == 0 {
 			n = 16
 		}
-		buf := make([]*Task, n)
+		buf := make([]*task, n)
 		k := copy(buf, r.buf[r.head:])
 		copy(buf[k:], r.buf[:r.head])
 		r.buf, r.head = buf, 0
@@ -169,9 +169,9 @@ func (r *ring) push(t *Task) {
 
 // peek returns the oldest task without taking it; the ring must not be
 // empty.
-func (r *ring) peek() *Task { return r.buf[r.head] }
+func (r *ring) peek() *task { return r.buf[r.head] }
 
-func (r *ring) pop() *Task {
+func (r *ring) pop() *task {
 	if r.size == 0 {
 		return nil
 	}

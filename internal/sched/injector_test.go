@@ -8,11 +8,11 @@ import "testing"
 func TestInjectorPopBatch(t *testing.T) {
 	var in injector
 	in.init(1)
-	tasks := make([]Task, 10)
+	tasks := make([]task, 10)
 	for i := range tasks {
 		in.push(0, &tasks[i])
 	}
-	dst := make([]*Task, 8)
+	dst := make([]*task, 8)
 	if k := in.popBatch(0, dst); k != 5 {
 		t.Fatalf("popBatch of 10 took %d, want 1 + half of the other 9 = 5", k)
 	}

@@ -22,7 +22,7 @@ import "sync/atomic"
 //	    join or task of the first worker going idle, or run by its owner.
 //	J1  A join takes its task back if nobody else has it: a private or
 //	    published task at the bottom of the deque is popped (D3, D5), one
-//	    that overflowed to the injector is claimed (Task.claimed). Then
+//	    that overflowed to the injector is claimed (task.claimed). Then
 //	    the joiner runs it inline, on its own stack, with no capture and
 //	    no latch: nobody else can see the job any more.
 //	J2  Only the task awaited is ever run on the joiner's stack: a
@@ -49,15 +49,15 @@ import "sync/atomic"
 //	    recorded, its latch set last, also when a runtime.Goexit unwinds
 //	    through it.
 
-// Task is the unit a pool schedules: what sits in a worker's deque or in
-// the injector. The layers built on the pool embed a Task (usually through
-// a Job) in their own job type and point it at that job with Init, so that
+// task is the unit a pool schedules: what sits in a worker's deque or in
+// the injector. The layers built on the pool embed a task (usually through
+// a job) in their own job type and point it at that job with Init, so that
 // a fork costs one allocation, or none when the job is recycled (J4).
 //
-// A Task must not be copied after Init. It may be scheduled again only
+// A task must not be copied after Init. It may be scheduled again only
 // after it has finished running and its owner got it back (J4).
-type Task struct {
-	r Runnable
+type task struct {
+	r runnable
 	// free marks a finished task that its owner has recycled (J4). Only
 	// the worker that forked the task reads or writes it.
 	free bool
@@ -76,62 +76,46 @@ type Task struct {
 	scope *scope
 }
 
-// Runnable is what a Task runs. Run is called exactly once, on the worker
+// runnable is what a task runs. Run is called exactly once, on the worker
 // that took the task from a queue, and must not let a panic escape: a
 // panic that escapes Run kills the process, because a worker goroutine has
-// nobody to return it to. Job types run their body through Complete, which
+// nobody to return it to. job types run their body through Complete, which
 // captures it.
-type Runnable interface {
+type runnable interface {
 	Run(w *Worker)
 }
 
-// Init makes t run r. It is usually called as j.Init(j) right after j is
+// Init makes t run r. It is usually called as j.bind(j) right after j is
 // allocated.
-func (t *Task) Init(r Runnable) { t.r = r }
+func (t *task) bind(r runnable) { t.r = r }
 
-// Job is a task that its forker joins: the latch its joiner waits on when
+// job is a task that its forker joins: the latch its joiner waits on when
 // another worker took it (J3), and how its body ended.
-type Job struct {
-	Task
+type job struct {
+	task
 	done  Latch
 	panic *Panic
 }
 
-// Panic returns how the job's body ended when it ran elsewhere (Join
-// reported false): nil, or its captured panic or Goexit.
-func (j *Job) Panic() *Panic { return j.panic }
-
-// Done reports whether a job that another worker took has finished.
-func (j *Job) Done() bool { return j.done.IsSet() }
-
 // Complete runs f, the body of j, on w, which took j from a queue (R1):
 // it records how f ended and sets j's latch last, after which the joiner
 // owns j again (J3).
-func (j *Job) Complete(w *Worker, f func()) {
-	w.Guard(f, j.Record)
+func (j *job) complete(w *Worker, f func()) {
+	w.Guard(f, j.record)
 }
 
-// Record stores how j's body ended and sets its latch (last): for a job
+// record stores how j's body ended and sets its latch (last): for a job
 // run through Complete, and for one its joiner ran inline but whose
 // outcome other goroutines may still wait for (a Future joined again).
-func (j *Job) Record(p *Panic) {
+func (j *job) record(p *Panic) {
 	j.panic = p
 	j.done.Set()
 }
 
-// Reset makes a job that ran elsewhere and was joined (J3) ready to be
-// forked again. Its joiner must own it alone.
-func (j *Job) Reset() {
-	j.panic = nil
-	j.done.Reset()
-}
-
-// Spare returns the recycled task in the deque slot that w's next Fork
-// fills, or nil (J4). Its Runnable tells what job it is; Refork forks it
-// again. Only the goroutine holding w may call it. (Reusing needs the
-// job's type, which is the caller's: Spare, the type assertion and
-// ReforkFast are all inlined into the caller's fork.)
-func (w *Worker) Spare() *Task {
+// spare returns the recycled task in the deque slot that w's next fork
+// fills, or nil (J4); refork forks it again. Only the goroutine holding w
+// may call it. It is inlined into the typed forms below.
+func (w *Worker) spare() *task {
 	t := w.dq.Spare()
 	if t == nil || !t.free { // Recycle never frees a spilled task
 		return nil
@@ -139,30 +123,27 @@ func (w *Worker) Spare() *Task {
 	return t
 }
 
-// Runnable returns what t runs: the job that embeds it.
-func (t *Task) Runnable() Runnable { return t.r }
-
-// Recycle hands t, which w forked, back for Reuse (J4). Nobody may use t
+// recycle hands t, which w forked, back for reuse (J4). Nobody may use t
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
 // goroutine running w's current task may call it.
-func (w *Worker) Recycle(t *Task) { t.free = !t.spilled }
+func (w *Worker) recycle(t *task) { t.free = !t.spilled }
 
-// Fork schedules t on w's deque (F1), publishing w's private tasks if another
+// fork schedules t on w's deque (F1), publishing w's private tasks if another
 // worker wants work (F2). Only the goroutine holding w may call it.
-func (w *Worker) Fork(t *Task) { w.forkSlow(t) }
+func (w *Worker) fork(t *task) { w.forkSlow(t) }
 
-// Refork forks again t, the recycled task that Spare has just returned
+// refork forks again t, the recycled task that spare has just returned
 // (J4), as Fork does: the common case of recursive code, where the slot
 // the fork fills already holds t and nothing but the private bottom
 // changes. No other operation on w may come between Spare and Refork. The
 // common case of that common case, every worker busy, is ReforkFast,
 // inlined into the caller:
 //
-//	if !s.ReforkFast(t) {
-//		s.Refork(t)
+//	if !w.reforkFast(t) {
+//		w.refork(t)
 //	}
-func (w *Worker) Refork(t *Task) {
+func (w *Worker) refork(t *task) {
 	t.free = false
 	if t.scope != w.scope {
 		w.forkSlow(t) // stores the scope, and pushes
@@ -175,10 +156,10 @@ func (w *Worker) Refork(t *Task) {
 	}
 }
 
-// ReforkFast is Refork when it costs nothing but plain loads and stores:
+// reforkFast is refork when it costs nothing but plain loads and stores:
 // the task's scope is unchanged and no worker wants work (F2 has nothing
 // to do). It reports false, having changed nothing, otherwise.
-func (w *Worker) ReforkFast(t *Task) bool {
+func (w *Worker) reforkFast(t *task) bool {
 	if t.scope != w.scope || w.pool.ctl.Load() != 0 {
 		return false
 	}
@@ -189,7 +170,7 @@ func (w *Worker) ReforkFast(t *Task) bool {
 
 // forkSlow is Fork for a task whose scope or slot must be stored, or
 // whose deque is full.
-func (w *Worker) forkSlow(t *Task) {
+func (w *Worker) forkSlow(t *task) {
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
 		// keeps its scope, and skipping the store skips its write
@@ -205,13 +186,13 @@ func (w *Worker) forkSlow(t *Task) {
 	}
 }
 
-// Share is step F2 on demand: it publishes w's private tasks if another
+// shareIfWanted is step F2 on demand: it publishes w's private tasks if another
 // worker wants work. Forks, joins and the main loop do it themselves; a
 // task that waits for one of its own forks without joining it (a test
 // spinning until another worker has stolen it) calls it as it waits, or
 // the fork may stay private (wsdeque.md) for as long as it waits. Only the
 // goroutine holding w may call it.
-func (w *Worker) Share() {
+func (w *Worker) shareIfWanted() {
 	if w.pool.ctl.Load() != 0 {
 		w.share()
 	}
@@ -227,42 +208,37 @@ func (w *Worker) share() {
 	w.pool.notify(w)
 }
 
-// Join completes j, which w forked, and reports whether the caller must
+// join completes j, which w forked, and reports whether the caller must
 // run it inline now (J1: it was taken back, and nobody else will run it);
-// otherwise j has run elsewhere and finished (J3): Panic tells how. It
+// otherwise j has run elsewhere and finished (J3): j.panic tells how. It
 // must be called by the goroutine holding w.
-func (w *Worker) Join(j *Job) (inline bool) {
-	if w.TakeBack(&j.Task) {
+func (w *Worker) join(j *job) (inline bool) {
+	if w.takeBack(&j.task) {
 		return true
 	}
 	w.WaitFor(&j.done)
 	return false
 }
 
-// Await waits for j, which another worker may be running, to finish (J3),
-// without trying to take it back: for a joiner that is not j's forker.
-// It must be called by the goroutine holding w.
-func (w *Worker) Await(j *Job) { w.WaitFor(&j.done) }
-
-// TakeBack is J1 and J2: it reports whether t, which w forked, was taken
+// takeBack is J1 and J2: it reports whether t, which w forked, was taken
 // back, and the caller must run it inline now; if not, another worker
 // took it. The common case, t private at the bottom of the deque, is
-// TakeBackFast, inlined into the caller:
+// takeBackFast, inlined into the caller:
 //
-//	if s.TakeBackFast(t) || s.TakeBack(t) {
+//	if w.takeBackFast(t) || w.takeBack(t) {
 //		// run it inline
 //	}
-func (w *Worker) TakeBack(t *Task) bool {
-	if w.TakeBackFast(t) {
+func (w *Worker) takeBack(t *task) bool {
+	if w.takeBackFast(t) {
 		return true
 	}
 	return w.takeBackSlow(t)
 }
 
-// TakeBackFast pops t if it is the private task at the bottom of w's
+// takeBackFast pops t if it is the private task at the bottom of w's
 // deque (D3): no fence, no call. It reports false, having changed
 // nothing, otherwise.
-func (w *Worker) TakeBackFast(t *Task) bool {
+func (w *Worker) takeBackFast(t *task) bool {
 	if !w.dq.PopPrivate(t) {
 		return false
 	}
@@ -270,11 +246,11 @@ func (w *Worker) TakeBackFast(t *Task) bool {
 	return true
 }
 
-// takeBackSlow is TakeBack for a task that is not the private bottom: a
+// takeBackSlow is takeBack for a task that is not the private bottom: a
 // published one, one that overflowed to the injector (claimed instead,
 // if nobody has started it), or one that is gone. A different task at the
 // bottom is put back (J2).
-func (w *Worker) takeBackSlow(t *Task) bool {
+func (w *Worker) takeBackSlow(t *task) bool {
 	if t.spilled {
 		// It overflowed to the injector: whoever claims it runs it.
 		// Taking it back here keeps a full deque from turning every
@@ -311,7 +287,7 @@ func (w *Worker) takeBackSlow(t *Task) bool {
 // the pop made room. (If the joined task overflowed, was stolen or was
 // taken back already, this is whatever is at the bottom now, an older
 // task included; it goes back untouched.)
-func (w *Worker) putBack(x *Task) {
+func (w *Worker) putBack(x *task) {
 	w.dq.Push(x)
 	w.dq.Publish()
 	w.pool.notify(w)
@@ -323,7 +299,7 @@ func (w *Worker) putBack(x *Task) {
 // empty. It is J1 for a set of awaited tasks, such as a task block's:
 // keep must report true only for tasks whose completion e waits for, since
 // only those are sure not to wait for the caller in turn (J2).
-func (w *Worker) takeBackUntil(e Event, keep func(r Runnable) bool) {
+func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 	for !e.IsSet() {
 		x := w.dq.Pop()
 		if x == nil {
@@ -333,7 +309,7 @@ func (w *Worker) takeBackUntil(e Event, keep func(r Runnable) bool) {
 			w.putBack(x)
 			return
 		}
-		w.Share() // F2: the tasks left behind may be wanted elsewhere
+		w.shareIfWanted() // F2: the tasks left behind may be wanted elsewhere
 		w.execute(x)
 	}
 }
@@ -348,9 +324,9 @@ func (w *Worker) takeBackUntil(e Event, keep func(r Runnable) bool) {
 // their owner's joins can still claim them back (J1), and they are never
 // reused (J4). A deque of capacity 1 has no half to move: t itself goes to
 // the injector.
-func (w *Worker) overflow(t *Task) {
+func (w *Worker) overflow(t *task) {
 	if w.spill == nil {
-		w.spill = make([]*Task, max(1, w.dq.Cap()/2))
+		w.spill = make([]*task, max(1, w.dq.Cap()/2))
 	}
 	w.dq.Publish() // TakeOldest moves published tasks only
 	k := w.dq.TakeOldest(w.spill)
@@ -368,7 +344,7 @@ func (w *Worker) overflow(t *Task) {
 }
 
 // execute runs t on w, unless it is a spilled task its owner took back.
-func (w *Worker) execute(t *Task) {
+func (w *Worker) execute(t *task) {
 	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
@@ -387,3 +363,313 @@ func (w *Worker) execute(t *Task) {
 	}
 	t.r.Run(w)
 }
+
+// The typed forms.
+
+// The typed forms of the job type (job.go): the joins, futures and group
+// tasks that forkjoin and taskblock offer users, written once here on the
+// protocol's steps and wrapped there in one line each. They are generic in
+// W, the public worker type (pool.Worker, which consists of a Worker
+// alone: As converts at no cost), so that the functions users pass, which
+// take a *pool.Worker, are called directly, with no adapter closure.
+//
+// A join of two halves, in every form:
+//
+//	fork the second half (F1-F2), recycling the job found in the slot
+//	    the fork fills if it is of the right type (J4);
+//	defer the test that turns a panic or Goexit unwinding the join into
+//	    the join's panic, after dropping or waiting for the forked half
+//	    (Unwound);
+//	run the first half here;
+//	take the second half back and run it here (J1, J2), or wait for it
+//	    to finish elsewhere (J3) and read its outcome;
+//	recycle the job (J4).
+
+// JoinState is where a join that forked a job stands, for Unwound.
+type joinState uint8
+
+const (
+	forked  joinState = iota // the job is forked and the join runs its own half
+	joining                  // the job was taken back (and runs here) or has finished elsewhere
+	joined                   // the join returned normally
+)
+
+// unwound is called by a join that forks j from the function it defers
+// right after the fork:
+//
+//	state := forked
+//	defer func() {
+//		if state != joined {
+//			s.unwound(&j.job, state, recover())
+//		}
+//	}()
+//
+// A join that returns normally sets state to joined first: on the fast
+// path the deferred function is one test, no capture. Otherwise a panic or
+// a runtime.Goexit is unwinding the join, r is what the deferred function
+// recovered (recover works only there), and unwound captures it as Capture
+// would. If j is still forked, it is dropped if nobody has started it, or
+// waited for (no task of a join outlives it, J1-J3), and the error raised
+// is the first of the two panics with the other attached (first). A nil r
+// is either a Goexit or panic(nil) under GODEBUG=panicnil=1, which cannot
+// be told apart here: it is raised as a panic either way; during a Goexit,
+// the task's Guard recovers that and the Goexit, which no recover stops,
+// goes on and is reported as such.
+func (w *Worker) unwound(j *job, state joinState, r any) {
+	p := recovered(r)
+	if state == forked {
+		if w.join(j) {
+			// Taken back before it started: dropped. It is not
+			// recycled: its fields still hold what was forked.
+			panic(p.Err)
+		}
+		panic(first(p, j.panic))
+	}
+	panic(p.Err)
+}
+
+// stolen completes j after takeBack reported that another worker took it:
+// it waits for j to finish there (J3), after which the job is the
+// joiner's alone again, lets take read its result, and returns how the job
+// ended, after resetting and recycling it (J4).
+func (w *Worker) stolen(j *job, take func()) *Panic {
+	w.WaitFor(&j.done)
+	p := j.panic
+	take()
+	j.panic = nil
+	j.done.reset()
+	w.recycle(&j.task)
+	return p
+}
+
+// reuse returns the job of type J in the slot w's next fork fills, if
+// there is one and it is free (J4), or nil.
+func reuse[J any](w *Worker) *J {
+	if t := w.spare(); t != nil {
+		j, _ := t.r.(any).(*J)
+		return j
+	}
+	return nil
+}
+
+// funcJob is a forked closure: Join's fb.
+type funcJob[W, R any] struct {
+	job
+	f   func(*W) R
+	res R
+}
+
+func (j *funcJob[W, R]) Run(w *Worker) { j.complete(w, func() { j.res = j.f(As[W](w)) }) }
+
+// Join runs fa and fb, potentially in parallel, and returns both results:
+// forkjoin.Join, which documents it.
+func Join[W, A, B any](w *Worker, fa func(*W) A, fb func(*W) B) (a A, b B) {
+	if w.checkDue() {
+		w.Check("forkjoin.Join") // panics, naming the mistake
+	}
+	j := reuse[funcJob[W, B]](w)
+	if j == nil {
+		j = &funcJob[W, B]{f: fb}
+		j.bind(j)
+		w.fork(&j.task)
+	} else {
+		j.f = fb
+		if !w.reforkFast(&j.task) {
+			w.refork(&j.task)
+		}
+	}
+	state := forked
+	defer func() {
+		if state != joined {
+			w.unwound(&j.job, state, recover())
+		}
+	}()
+	pw := As[W](w)
+	a = fa(pw)
+	state = joining
+	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+		// J1: taken back. Recycle j before running fb: the first fork
+		// inside fb uses this same slot and reuses j.
+		f := j.f
+		j.f = nil
+		w.recycle(&j.task)
+		b = f(pw)
+	} else if p := w.stolen(&j.job, func() { b, j.f, j.res = j.res, nil, *new(B) }); p != nil {
+		panic(p.Err)
+	}
+	state = joined
+	return a, b
+}
+
+// argJob is a forked call f(w, arg): JoinArgs's second call. f is a plain
+// function value and arg travels by value, so nothing is allocated.
+type argJob[W, A, R any] struct {
+	job
+	f   func(*W, A) R
+	arg A
+	res R
+}
+
+func (j *argJob[W, A, R]) Run(w *Worker) { j.complete(w, func() { j.res = j.f(As[W](w), j.arg) }) }
+
+// JoinArgs calls f(w, a) and f(w, b), potentially in parallel:
+// forkjoin.JoinArgs, which documents it.
+func JoinArgs[W, A, R any](w *Worker, f func(*W, A) R, a, b A) (ra, rb R) {
+	if w.checkDue() {
+		w.Check("forkjoin.JoinArgs") // panics, naming the mistake
+	}
+	j := reuse[argJob[W, A, R]](w)
+	if j == nil {
+		j = &argJob[W, A, R]{f: f, arg: b}
+		j.bind(j)
+		w.fork(&j.task)
+	} else {
+		j.f, j.arg = f, b
+		if !w.reforkFast(&j.task) {
+			w.refork(&j.task)
+		}
+	}
+	state := forked
+	defer func() {
+		if state != joined {
+			w.unwound(&j.job, state, recover())
+		}
+	}()
+	pw := As[W](w)
+	ra = f(pw, a)
+	state = joining
+	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+		arg := j.arg
+		w.recycle(&j.task) // J4, before the nested forks that reuse j
+		rb = f(pw, arg)
+	} else if p := w.stolen(&j.job, func() { rb, j.res = j.res, *new(R) }); p != nil {
+		panic(p.Err)
+	}
+	state = joined
+	return ra, rb
+}
+
+// sliceJob is a forked half of a JoinSlice: the calls f(w, args[i]), their
+// results stored in out or folded with combine into res.
+type sliceJob[W, A, R any] struct {
+	job
+	f       func(*W, A) R
+	args    []A
+	out     []R
+	combine func(a, b R) R
+	res     R
+}
+
+func (j *sliceJob[W, A, R]) Run(w *Worker) {
+	j.complete(w, func() { j.res = JoinSlice(w, j.f, j.args, j.out, j.combine) })
+}
+
+// JoinSlice calls f(w, a) for every a of args, of length >= 1, potentially
+// in parallel: the right half forked, the left half here, recursively.
+// With out != nil the results go to out, in order (forkjoin.JoinAll);
+// otherwise they are folded with combine, in order, and returned
+// (forkjoin.JoinReduce).
+func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combine func(a, b R) R) (r R) {
+	if len(args) == 1 {
+		r = f(As[W](w), args[0])
+		if out != nil {
+			out[0] = r
+		}
+		return r
+	}
+	if w.checkDue() {
+		w.Check("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake
+	}
+	mid := len(args) / 2
+	var lout, rout []R
+	if out != nil {
+		lout, rout = out[:mid], out[mid:]
+	}
+	j := reuse[sliceJob[W, A, R]](w)
+	if j == nil {
+		j = &sliceJob[W, A, R]{f: f, args: args[mid:], out: rout, combine: combine}
+		j.bind(j)
+		w.fork(&j.task)
+	} else {
+		j.f, j.args, j.out, j.combine = f, args[mid:], rout, combine
+		if !w.reforkFast(&j.task) {
+			w.refork(&j.task)
+		}
+	}
+	state := forked
+	defer func() {
+		if state != joined {
+			w.unwound(&j.job, state, recover())
+		}
+	}()
+	left := JoinSlice(w, f, args[:mid], lout, combine)
+	var right R
+	state = joining
+	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+		rargs := j.args
+		j.args, j.out = nil, nil
+		w.recycle(&j.task)
+		right = JoinSlice(w, f, rargs, rout, combine)
+	} else if p := w.stolen(&j.job, func() { right, j.args, j.out, j.res = j.res, nil, nil, *new(R) }); p != nil {
+		panic(p.Err)
+	}
+	if combine != nil {
+		r = combine(left, right)
+	}
+	state = joined
+	return r
+}
+
+// Future is the job of a forkjoin.Future: a forked closure whose outcome
+// stays readable, by any number of joins from any task, for as long as
+// the Future is. It is not recycled: whoever holds it may join it again.
+type Future[W, T any] struct {
+	job
+	f     func(*W) T
+	res   T
+	owner *Worker // the worker whose deque the job was pushed on
+}
+
+func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f(As[W](w)) }) }
+
+// Fork makes f the future of fn and forks it onto w (F1-F2). f must be
+// new: a Future's zero value, allocated by the caller (forkjoin.Fork
+// embeds one in its own type, so that a fork allocates once).
+func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
+	if w.checkDue() {
+		w.Check("forkjoin.Fork") // panics, naming the mistake
+	}
+	f.f, f.owner = fn, w
+	f.bind(f)
+	w.fork(&f.task)
+}
+
+// Join returns the future's result, running it here if its forker joins it
+// while it is still at the bottom of the forker's deque (J1), and waiting
+// for it otherwise (J3); it re-raises the future's panic.
+func (f *Future[W, T]) Join(w *Worker) T {
+	if w.checkDue() {
+		w.Check("forkjoin.Future.Join") // panics, naming the mistake
+	}
+	if !f.done.IsSet() {
+		if w != f.owner {
+			w.WaitFor(&f.done)
+		} else if w.join(&f.job) {
+			// Taken back: run it here. Its outcome is recorded and the
+			// latch set, as if it had run elsewhere, for other joins of
+			// the same future. Guard, not Capture: a Goexit in it is the
+			// future's own, recorded for its other joiners, and the task
+			// running this join reports that it was aborted by it.
+			fn := f.f
+			f.f = nil
+			w.Guard(func() { f.res = fn(As[W](w)) }, f.record)
+		}
+	}
+	if p := f.panic; p != nil {
+		panic(p.Err)
+	}
+	return f.res
+}
+
+// Done reports whether the future's task has finished.
+func (f *Future[W, T]) Done() bool { return f.done.IsSet() }

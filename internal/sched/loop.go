@@ -53,7 +53,7 @@ func (w *Worker) hold(c *carrier) {
 			}
 			st = searching
 		case searching:
-			var t *Task
+			var t *task
 			if t, st = w.search(); t != nil {
 				w.runTask(t)
 			}
@@ -96,7 +96,7 @@ const injectorEvery = 61
 // tasks, too, private tasks are published if another worker wants work
 // (job.go, F2): a task that forked and returned without joining leaves
 // them behind.
-func (w *Worker) local() *Task {
+func (w *Worker) local() *task {
 	w.tick++
 	if w.tick%injectorEvery == 0 {
 		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
@@ -111,7 +111,7 @@ func (w *Worker) local() *Task {
 }
 
 // runTask runs a task of the main loop, counted in w's tasks in progress.
-func (w *Worker) runTask(t *Task) {
+func (w *Worker) runTask(t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
 	if trace.IsEnabled() {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/schedtest"
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -51,7 +51,7 @@ func fibIDs(w *pool.Worker, n int, seen []atomic.Bool) int {
 // w's task onto another worker): it publishes w's private forks if another
 // worker wants work, then yields (job.go, F2).
 func spin(w *pool.Worker) {
-	schedtest.W(w).Share()
+	sched.Share(sched.From[sched.Worker](w))
 	runtime.Gosched()
 }
 

@@ -131,9 +131,9 @@ func (p *Pool) Run(f func(w *Worker)) {
 		return
 	}
 	j := &externalJob{f: f}
-	j.Init(j)
-	p.Submit(&j.Task)
-	p.Wait(&j.done)
+	j.bind(j)
+	p.submit(&j.task)
+	p.wait(&j.done)
 	if j.panic != nil {
 		panic(j.panic.Err)
 	}
@@ -141,18 +141,18 @@ func (p *Pool) Run(f func(w *Worker)) {
 
 // externalJob is a function submitted from outside the pool (Run).
 type externalJob struct {
-	Job
+	job
 	f func(w *Worker)
 }
 
 func (j *externalJob) Run(w *Worker) {
-	j.Complete(w, func() { j.f(w) })
+	j.complete(w, func() { j.f(w) })
 }
 
-// Submit queues t on the pool's injector, from any goroutine, and wakes a
+// submit queues t on the pool's injector, from any goroutine, and wakes a
 // worker if none is looking for work. It panics if the pool is closed.
-// Code running on a worker should use Worker.Spawn instead.
-func (p *Pool) Submit(t *Task) {
+// Code running on a worker forks instead (job.go, F1).
+func (p *Pool) submit(t *task) {
 	// inflight and closed form a handshake with shutdown: a worker exits
 	// only after it has seen closed, then inflight == 0, then no queued
 	// work. All three are sequentially consistent, so a submission that
@@ -169,10 +169,10 @@ func (p *Pool) Submit(t *Task) {
 	p.notify(nil)
 }
 
-// Wait blocks the calling goroutine until e is set. It is
+// wait blocks the calling goroutine until e is set. It is
 // for goroutines that are not workers of p; a worker should use
 // Worker.WaitFor, which runs other tasks meanwhile.
-func (p *Pool) Wait(e Event) {
+func (p *Pool) wait(e Event) {
 	if e.IsSet() {
 		return
 	}

@@ -22,8 +22,8 @@ type scope struct {
 // which documents it for users. It must be called by the goroutine running
 // w's current task.
 func (w *Worker) Region(name string, f func(w *Worker)) {
-	ctx, task := trace.NewTask(context.Background(), name)
-	defer task.End()
+	ctx, tk := trace.NewTask(context.Background(), name)
+	defer tk.End()
 	s := &scope{name: name, ctx: ctx, labels: make([]context.Context, len(w.pool.workers))}
 	prev := w.scope
 	w.scope = s
@@ -52,7 +52,7 @@ func (s *scope) labelsFor(w *Worker) context.Context {
 // runScoped runs t on w as a task of scope s (nil: of no Region) while the
 // code around it belongs to prev: with s's profiler labels, and in a trace
 // region of s when tracing is on.
-func (w *Worker) runScoped(s, prev *scope, t *Task) {
+func (w *Worker) runScoped(s, prev *scope, t *task) {
 	pprof.SetGoroutineLabels(s.labelsFor(w))
 	defer pprof.SetGoroutineLabels(prev.labelsFor(w))
 	if s != nil && trace.IsEnabled() {
@@ -64,7 +64,7 @@ func (w *Worker) runScoped(s, prev *scope, t *Task) {
 // executeTraced is execute inside a trace region named after the pool and
 // the worker, so that go tool trace shows what each worker ran. Carriers
 // use it for the tasks of their main loop while a trace is recorded.
-func (w *Worker) executeTraced(t *Task) {
+func (w *Worker) executeTraced(t *task) {
 	defer trace.StartRegion(context.Background(), w.regionName).End()
 	w.execute(t)
 }

@@ -6,7 +6,7 @@ package sched
 // running), or nil with the state the holder goes to next: handingOff when
 // a parked task of w's has become resumable, exiting when the pool has
 // shut down and no work is left.
-func (w *Worker) search() (*Task, holderState) {
+func (w *Worker) search() (*task, holderState) {
 	p := w.pool
 	w.publish()
 	look := false // whether to make a pass even when not searching
@@ -53,7 +53,7 @@ const searchRounds = 4
 // searchPasses makes up to searchRounds passes over the injector and the
 // other workers' deques. It returns nil when they found nothing, or when a
 // parked task of w's has become resumable.
-func (w *Worker) searchPasses() *Task {
+func (w *Worker) searchPasses() *task {
 	for r := 0; ; r++ {
 		if w.resumePending() {
 			return nil
@@ -97,7 +97,7 @@ func (w *Worker) awaitNews() bool {
 const newsSpins = 2048
 
 // findWork makes one pass over the injector and the other workers' deques.
-func (w *Worker) findWork() *Task {
+func (w *Worker) findWork() *task {
 	if t := w.popInjector(); t != nil {
 		return t
 	}
@@ -110,9 +110,9 @@ func (w *Worker) findWork() *Task {
 // w's deque, see popBatch) and pushes the rest on w's deque, where w runs
 // them next and other workers can steal them, instead of taking the
 // bucket's lock once per task.
-func (w *Worker) popInjector() *Task {
+func (w *Worker) popInjector() *task {
 	if w.pull == nil {
-		w.pull = make([]*Task, max(1, w.dq.Cap()/2))
+		w.pull = make([]*task, max(1, w.dq.Cap()/2))
 	}
 	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Count()))
 	k := w.pool.inj.popBatch(uint32(w.id)+w.tick, w.pull[:room])
@@ -140,7 +140,7 @@ func (w *Worker) popInjector() *Task {
 
 // steal tries every other worker's deque once, the last victim that paid
 // off first and then the others from a random starting point.
-func (w *Worker) steal() *Task {
+func (w *Worker) steal() *task {
 	ws := w.pool.workers
 	n := len(ws)
 	if n == 1 {

@@ -9,7 +9,7 @@ import (
 )
 
 type chanTask struct {
-	Task
+	task
 	done chan struct{}
 }
 
@@ -17,7 +17,7 @@ func (c *chanTask) Run(*Worker) { close(c.done) }
 
 func newChanTask() *chanTask {
 	c := &chanTask{done: make(chan struct{})}
-	c.Task.Init(c)
+	c.task.bind(c)
 	return c
 }
 
@@ -59,7 +59,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 	<-zInS1 // Z is counted as sleeping, its state still awake
 
 	t0 := newChanTask()
-	go p.Submit(&t0.Task) // A
+	go p.submit(&t0.task) // A
 	<-aInWindow           // A holds a unit and found nobody to claim
 	close(releaseZ)
 	<-t0.done // Z ran T0 (its S2 saw it)
@@ -75,7 +75,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 	}
 
 	t1 := newChanTask()
-	p.Submit(&t1.Task) // B: its P2 sees A's unit and wakes nobody
+	p.submit(&t1.task) // B: its P2 sees A's unit and wakes nobody
 	close(releaseA)    // A gives its unit back, looks again, and wakes Z
 	<-t1.done          // without U3a: a hang, turned into a failure by the deadline
 }

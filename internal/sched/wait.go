@@ -3,8 +3,8 @@ package sched
 import "sync/atomic"
 
 // Event is something a task can wait for with Worker.WaitFor, or a
-// goroutine outside the pool with Pool.Wait: a *Latch or a *Counter. The
-// interface is sealed; the waiting protocol is private to this package
+// goroutine outside the pool with Pool.wait: a *Latch, or a Group's end.
+// The interface is sealed; the waiting protocol is private to this package
 // (see carrier.md).
 type Event interface {
 	// IsSet reports whether the event has happened. Once it reports
@@ -95,10 +95,10 @@ func (l *Latch) Set() {
 	}
 }
 
-// Reset makes a set latch unset again, for reuse. Nobody may be waiting on
+// reset makes a set latch unset again, for reuse. Nobody may be waiting on
 // it or still setting it: the caller must own it exclusively (for example
 // after observing it set, as the only goroutine that waits on it).
-func (l *Latch) Reset() { l.head.Store(nil) }
+func (l *Latch) reset() { l.head.Store(nil) }
 
 func (l *Latch) addWaiter(n *waiter) bool {
 	for {
@@ -111,61 +111,6 @@ func (l *Latch) addWaiter(n *waiter) bool {
 		// Swap (which then returns a list containing n and signals it),
 		// or it fails against the sentinel and we see the latch set.
 		if l.head.CompareAndSwap(old, n) {
-			return true
-		}
-	}
-}
-
-// Counter counts outstanding tasks: Add before a task is scheduled, Done
-// when it has finished. It is set while its count is zero, and unlike a
-// Latch it can be reused: Add after it reached zero unsets it again. The
-// zero value is a set (idle) counter.
-type Counter struct {
-	n       atomic.Int64
-	waiters atomic.Pointer[waiter]
-}
-
-// Add adds delta, which may be negative, to the count. It panics if the
-// count goes below zero. Reaching zero wakes every goroutine sleeping on
-// the counter.
-func (c *Counter) Add(delta int64) {
-	// Sequentially consistent RMW, paired with the waiter's register-then-
-	// check order (see addWaiter): whoever brings the count to zero swaps
-	// the waiter list after it, so a waiter that saw a non-zero count
-	// before registering cannot be missed.
-	v := c.n.Add(delta)
-	if v < 0 {
-		panic("pool: Counter below zero")
-	}
-	if v == 0 && c.waiters.Load() != nil {
-		// Load first, swap only if someone registered: most counters
-		// reach zero with nobody asleep on them, and the swap is an
-		// expensive atomic. If the load sees no node, a waiter's push
-		// comes later in the sequentially consistent order, and so does
-		// its re-check of the count, which then reads zero.
-		for n := c.waiters.Swap(nil); n != nil; n = n.next {
-			n.signal()
-		}
-	}
-}
-
-// Done decrements the count by one.
-func (c *Counter) Done() { c.Add(-1) }
-
-// Count returns the current count.
-func (c *Counter) Count() int64 { return c.n.Load() }
-
-// IsSet reports whether the count is zero.
-func (c *Counter) IsSet() bool { return c.n.Load() == 0 }
-
-func (c *Counter) addWaiter(n *waiter) bool {
-	// Register first; the caller then re-checks IsSet. If it still sees a
-	// non-zero count, the Add that brings it to zero comes later in the
-	// sequentially consistent order and its Swap returns a list holding n.
-	for {
-		old := c.waiters.Load()
-		n.next = old
-		if c.waiters.CompareAndSwap(old, n) {
 			return true
 		}
 	}

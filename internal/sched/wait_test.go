@@ -1,6 +1,8 @@
 package sched_test
 
 import (
+	"github.com/forkjoin/fj/forkjoin"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,7 +38,7 @@ func TestLatchSetIsSet(t *testing.T) {
 	}
 }
 
-// waitAll starts n goroutines that each block in p.Wait(e) and, once it
+// waitAll starts n goroutines that each block in p.wait(e) and, once it
 // returns, record whether e was set. It returns a function that waits for
 // all of them and reports how many saw e unset when Wait returned.
 func waitAll(p *pool.Pool, e sched.Event, n int) (started *sync.WaitGroup, finish func() int) {
@@ -48,7 +50,7 @@ func waitAll(p *pool.Pool, e sched.Event, n int) (started *sync.WaitGroup, finis
 		go func() {
 			defer wg.Done()
 			st.Done()
-			schedtest.P(p).Wait(e)
+			sched.Wait(sched.From[sched.Pool](p), e)
 			if !e.IsSet() {
 				early.Add(1)
 			}
@@ -67,7 +69,7 @@ func TestLatchWakesWaiters(t *testing.T) {
 		started, finish := waitAll(p, &l, 8)
 		started.Wait()
 		// Set the latch from a task, with outside waiters (probably) parked.
-		schedtest.P(p).Submit(schedtest.NewTask(func(*pool.Worker) { l.Set() }))
+		sched.Submit(sched.From[sched.Pool](p), func(*pool.Worker) { l.Set() })
 		if n := finish(); n != 0 {
 			t.Fatalf("round %d: %d of 8 Wait calls returned before the latch was set", round, n)
 		}
@@ -76,7 +78,7 @@ func TestLatchWakesWaiters(t *testing.T) {
 	// Waiting on a latch that is already set returns at once.
 	var l sched.Latch
 	l.Set()
-	schedtest.P(p).Wait(&l)
+	sched.Wait(sched.From[sched.Pool](p), &l)
 }
 
 // A task that waits for a latch with WaitFor is woken when another task sets
@@ -91,7 +93,7 @@ func TestLatchWaitForInTask(t *testing.T) {
 			var mu sync.Mutex
 			log := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
 			p.Run(func(w *pool.Worker) {
-				schedtest.W(w).Fork(schedtest.NewTask(func(*pool.Worker) { log("set"); l.Set() }))
+				forkjoin.Fork(w, func(*pool.Worker) int { log("set"); l.Set(); return 0 })
 				schedtest.W(w).WaitFor(&l)
 				log("woken")
 			})
@@ -161,7 +163,7 @@ func TestCounterWakesWaitersAndReuse(t *testing.T) {
 		started, finish := waitAll(p, &c, 4)
 		started.Wait()
 		for i := 0; i < tasks; i++ {
-			schedtest.P(p).Submit(schedtest.NewTask(func(*pool.Worker) { ran.Add(1); c.Done() }))
+			sched.Submit(sched.From[sched.Pool](p), func(*pool.Worker) { ran.Add(1); c.Done() })
 		}
 		if n := finish(); n != 0 {
 			t.Fatalf("round %d: %d of 4 Wait calls returned before the count reached zero", round, n)
@@ -189,7 +191,7 @@ func TestCounterWaitForInTask(t *testing.T) {
 			for round := 0; round < 3; round++ { // reuse the Counter
 				c.Add(int64(len(res)))
 				for i := range res {
-					schedtest.W(w).Fork(schedtest.NewTask(func(*pool.Worker) { res[i] += i; c.Done() }))
+					forkjoin.Fork(w, func(*pool.Worker) int { res[i] += i; c.Done(); return 0 })
 				}
 				schedtest.W(w).WaitFor(&c)
 			}
@@ -203,6 +205,146 @@ func TestCounterWaitForInTask(t *testing.T) {
 			if v != 3*i {
 				t.Fatalf("workers=%d: res[%d] = %d, want %d", workers, i, v, 3*i)
 			}
+		}
+	}
+}
+
+// Deadlock freedom (3): every worker waits, helping, for a latch that only a
+// task in the injector sets. A barrier puts one waiter on each worker (a
+// worker spinning in it takes no other task), and the setter is submitted
+// only once every worker has (most likely) gone to sleep inside its WaitFor.
+func TestAllWorkersWaitForInjectedTask(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	for _, workers := range []int{1, 2, 4} {
+		p := pool.New(pool.WithWorkers(workers))
+		for round := 0; round < small(50, 10); round++ {
+			var l sched.Latch
+			var arrived atomic.Int64
+			var entered, finished sched.Counter
+			entered.Add(int64(workers))
+			finished.Add(int64(workers))
+			var onWorker = make([]atomic.Int64, workers)
+			for i := 0; i < workers; i++ {
+				sched.Submit(sched.From[sched.Pool](p), func(w *pool.Worker) {
+					onWorker[w.ID()].Add(1)
+					arrived.Add(1)
+					for arrived.Load() < int64(workers) {
+						runtime.Gosched()
+					}
+					entered.Done()
+					schedtest.W(w).WaitFor(&l)
+					finished.Done()
+				})
+			}
+			sched.Wait(sched.From[sched.Pool](p), &entered)
+			for i := range onWorker {
+				if n := onWorker[i].Load(); n != 1 {
+					t.Fatalf("workers=%d: worker %d runs %d waiters, want 1", workers, i, n)
+				}
+			}
+			// Wait until every worker looks parked: it has published more
+			// sleeps than wake-ups. A worker parked in its WaitFor always
+			// does, so this ends; it may also accept a worker whose last
+			// published sleep is from before it took its waiter (a wake-up
+			// is published only later), and then that worker is still
+			// searching when the setter arrives, which is also a case to
+			// get right.
+			for asleep := false; !asleep; {
+				runtime.Gosched()
+				asleep = true
+				for _, ws := range p.Stats().Workers {
+					asleep = asleep && ws.Sleeps > ws.Wakeups
+				}
+			}
+			if l.IsSet() {
+				t.Fatal("latch set before its setter was submitted")
+			}
+			sched.Submit(sched.From[sched.Pool](p), func(*pool.Worker) { l.Set() })
+			sched.Wait(sched.From[sched.Pool](p), &finished)
+		}
+		p.Close()
+	}
+}
+
+// Close lets running and queued work finish: tasks submitted before Close,
+// running tasks that keep forking after Close began, and outside Run calls
+// still blocked in their wait.
+func TestCloseFinishesQueuedWork(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	for _, workers := range []int{1, 2, 4} {
+		p := pool.New(pool.WithWorkers(workers))
+		const runners = 8
+		nSubmit := small(200, 40)
+		n := small(15, 10)
+		want := fibSeq(n)
+
+		var release sched.Latch // set once Close has begun
+		var started sched.Counter
+		var ran, bad atomic.Int64
+		started.Add(runners)
+
+		// Outside goroutines in Run: each task signals it started, waits
+		// (helping) until Close has begun, then forks a tree of work.
+		var wg sync.WaitGroup
+		runPanics := make([]any, runners)
+		for i := 0; i < runners; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runPanics[i] = catch(func() {
+					p.Run(func(w *pool.Worker) {
+						started.Done()
+						schedtest.W(w).WaitFor(&release)
+						if fibJoin(w, n) != want {
+							bad.Add(1)
+						}
+						ran.Add(1)
+					})
+				})
+			}()
+		}
+		sched.Wait(sched.From[sched.Pool](p), &started) // every Run has been submitted and started
+
+		// Queued tasks: half wait for the release too.
+		for i := 0; i < nSubmit; i++ {
+			sched.Submit(sched.From[sched.Pool](p), func(w *pool.Worker) {
+				if i%2 == 0 {
+					schedtest.W(w).WaitFor(&release)
+				}
+				if fibJoin(w, n) != want {
+					bad.Add(1)
+				}
+				ran.Add(1)
+			})
+		}
+
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			p.Close()
+		}()
+		for !p.Closed() {
+			runtime.Gosched()
+		}
+		release.Set()
+		<-closed
+
+		// Nothing can run after Close has returned, so this counts what
+		// ran before it.
+		if got, want := ran.Load(), int64(runners+nSubmit); got != want {
+			t.Errorf("workers=%d: Close returned after %d of %d tasks had finished", workers, got, want)
+		}
+		if b := bad.Load(); b != 0 {
+			t.Errorf("workers=%d: %d tasks computed a wrong fib(%d)", workers, b, n)
+		}
+		wg.Wait()
+		for i, r := range runPanics {
+			if r != nil {
+				t.Errorf("workers=%d: Run %d panicked: %v", workers, i, r)
+			}
+		}
+		if got := p.Stats().Submitted; got != uint64(runners+nSubmit) {
+			t.Errorf("workers=%d: Stats().Submitted = %d, want %d", workers, got, runners+nSubmit)
 		}
 	}
 }

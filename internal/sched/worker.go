@@ -26,7 +26,7 @@ type Worker struct {
 	// path reads its owner's fields on every fork and join, and a pointer
 	// would add a dependent load to each. It is three lines of its own,
 	// by writer (wsdeque.go).
-	dq wsdeque.Deque[Task]
+	dq wsdeque.Deque[task]
 
 	// Fixed at creation and read by other workers (wakers use wake):
 	// kept apart from the owner's hot fields so that a searching thief
@@ -69,8 +69,8 @@ type Worker struct {
 
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
-	spill      []*Task           // owner only: overflow's batch, max(1, cap/2) long
-	pull       []*Task           // owner only: popInjector's batch, max(1, cap/2) long
+	spill      []*task           // owner only: overflow's batch, max(1, cap/2) long
+	pull       []*task           // owner only: popInjector's batch, max(1, cap/2) long
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields

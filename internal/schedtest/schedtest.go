@@ -1,31 +1,39 @@
 // Package schedtest gives tests of the layers above the scheduler access to
-// its primitives from the public types (pool.Worker, pool.Pool), which
-// consist of the scheduler's alone. It is imported only from _test.go
-// files, and imports nothing public.
+// its primitives from the public types (pool.Worker consists of a
+// sched.Worker alone). It is imported only from _test.go files, and
+// imports nothing public.
 package schedtest
 
-import "github.com/forkjoin/fj/internal/sched"
+import (
+	"sync/atomic"
+
+	"github.com/forkjoin/fj/internal/sched"
+)
 
 // W returns the scheduler's view of a worker (a *pool.Worker), for tests
-// that use the primitives under the public API (WaitFor, Fork, ...).
+// that wait on the scheduler's events (WaitFor) or count its queue.
 func W[P any](w *P) *sched.Worker { return sched.From[sched.Worker](w) }
 
-// P returns the scheduler's view of a pool (a *pool.Pool): Submit, Wait, ...
-func P[P any](p *P) *sched.Pool { return sched.From[sched.Pool](p) }
-
-// Task adapts a function to sched.Runnable for Submit and Fork. f must not
-// panic: a panic escaping Run kills the process.
-type Task[P any] struct {
-	sched.Task
-	f func(w *P)
+// Countdown is an event for tests: set once Done has been called as many
+// times as its count (Add). Tasks wait for it with W(w).WaitFor(c.Event()),
+// parking without blocking their worker.
+type Countdown struct {
+	n atomic.Int64
+	l sched.Latch
 }
 
-// NewTask returns a task that runs f; P is the public worker type.
-func NewTask[P any](f func(w *P)) *sched.Task {
-	t := &Task[P]{f: f}
-	t.Init(t)
-	return &t.Task
+// Add adds n to the count; call it before the Done calls it counts.
+func (c *Countdown) Add(n int64) { c.n.Add(n) }
+
+// Done counts one down, and sets the event at zero.
+func (c *Countdown) Done() {
+	if c.n.Add(-1) == 0 {
+		c.l.Set()
+	}
 }
 
-// Run implements sched.Runnable.
-func (t *Task[P]) Run(w *sched.Worker) { t.f(sched.As[P](w)) }
+// Load returns the count.
+func (c *Countdown) Load() int64 { return c.n.Load() }
+
+// Event returns the event that is set at zero.
+func (c *Countdown) Event() sched.Event { return &c.l }
