@@ -25,13 +25,7 @@ import (
 // raised in the caller once both have finished. Arguments that carry
 // several values are structs, passed by value.
 func JoinArgs[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, a, b A) (ra, rb R) {
-	if w == nil {
-		panic("forkjoin: JoinArgs with a nil *pool.Worker")
-	}
-	if f == nil {
-		panic("forkjoin: JoinArgs with a nil function")
-	}
-	return sched.JoinArgs(sw(w), f, a, b)
+	return sched.JoinArgs(w, f, a, b) // checks its arguments
 }
 
 // JoinAll calls f(w, a) for every element a of args, potentially in

@@ -1,6 +1,8 @@
 package forkjoin
 
 import (
+	"unsafe"
+
 	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
@@ -24,15 +26,11 @@ import (
 // When both halves are the same function on different arguments, JoinArgs
 // does the same without closures, and allocates nothing.
 func Join[A, B any](w *pool.Worker, fa func(w *pool.Worker) A, fb func(w *pool.Worker) B) (a A, b B) {
-	if w == nil {
-		panic("forkjoin: Join with a nil *pool.Worker")
-	}
-	if fa == nil || fb == nil {
-		panic("forkjoin: Join with a nil function")
-	}
-	return sched.Join(sw(w), fa, fb)
+	return sched.Join(w, fa, fb) // checks its arguments
+
 }
 
 // sw converts a public worker to the scheduler's: the same memory
-// (sched.As).
-func sw(w *pool.Worker) *sched.Worker { return sched.From[sched.Worker](w) }
+// (sched.As), written out so that the one-line forms above are inlined
+// into their callers (a generic call would cost the inliner too much).
+func sw(w *pool.Worker) *sched.Worker { return (*sched.Worker)(unsafe.Pointer(w)) }

@@ -154,7 +154,10 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 	} else {
 		af = f
 	}
-	t := reuse[groupTask](w)
+	var t *groupTask
+	if st := w.spare(); st != nil {
+		t, _ = st.r.(*groupTask)
+	}
 	if t == nil {
 		t = &groupTask{g: g, f: af, fe: afe, call: callAs[W], owner: w}
 		t.bind(t)

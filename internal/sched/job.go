@@ -1,6 +1,9 @@
 package sched
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // The job type: fork, take back, run inline, wait (park and resume),
 // recycle and capture, for every layer above the pool. forkjoin's Join,
@@ -371,7 +374,10 @@ func (w *Worker) execute(t *task) {
 // protocol's steps and wrapped there in one line each. They are generic in
 // W, the public worker type (pool.Worker, which consists of a Worker
 // alone: As converts at no cost), so that the functions users pass, which
-// take a *pool.Worker, are called directly, with no adapter closure.
+// take a *pool.Worker, are called directly, with no adapter closure. Join
+// and JoinArgs take the public worker itself, so that forkjoin's one-line
+// wrappers around them cost the inliner little enough to be inlined into
+// the user's code: a fork is then one call, not two.
 //
 // A join of two halves, in every form:
 //
@@ -442,16 +448,6 @@ func (w *Worker) stolen(j *job, take func()) *Panic {
 	return p
 }
 
-// reuse returns the job of type J in the slot w's next fork fills, if
-// there is one and it is free (J4), or nil.
-func reuse[J any](w *Worker) *J {
-	if t := w.spare(); t != nil {
-		j, _ := t.r.(any).(*J)
-		return j
-	}
-	return nil
-}
-
 // funcJob is a forked closure: Join's fb.
 type funcJob[W, R any] struct {
 	job
@@ -459,15 +455,27 @@ type funcJob[W, R any] struct {
 	res R
 }
 
-func (j *funcJob[W, R]) Run(w *Worker) { j.complete(w, func() { j.res = j.f(As[W](w)) }) }
+func (j *funcJob[W, R]) Run(w *Worker) {
+	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w))) })
+}
 
 // Join runs fa and fb, potentially in parallel, and returns both results:
-// forkjoin.Join, which documents it.
-func Join[W, A, B any](w *Worker, fa func(*W) A, fb func(*W) B) (a A, b B) {
+// forkjoin.Join, which documents it (and whose messages its checks use).
+func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
+	w := (*Worker)(unsafe.Pointer(pw))
+	if w == nil {
+		panic("forkjoin: Join with a nil *pool.Worker")
+	}
+	if fa == nil || fb == nil {
+		panic("forkjoin: Join with a nil function")
+	}
 	if w.checkDue() {
 		w.Check("forkjoin.Join") // panics, naming the mistake
 	}
-	j := reuse[funcJob[W, B]](w)
+	var j *funcJob[W, B]
+	if t := w.spare(); t != nil {
+		j, _ = t.r.(*funcJob[W, B])
+	}
 	if j == nil {
 		j = &funcJob[W, B]{f: fb}
 		j.bind(j)
@@ -484,7 +492,6 @@ func Join[W, A, B any](w *Worker, fa func(*W) A, fb func(*W) B) (a A, b B) {
 			w.unwound(&j.job, state, recover())
 		}
 	}()
-	pw := As[W](w)
 	a = fa(pw)
 	state = joining
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
@@ -510,15 +517,28 @@ type argJob[W, A, R any] struct {
 	res R
 }
 
-func (j *argJob[W, A, R]) Run(w *Worker) { j.complete(w, func() { j.res = j.f(As[W](w), j.arg) }) }
+func (j *argJob[W, A, R]) Run(w *Worker) {
+	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w)), j.arg) })
+}
 
 // JoinArgs calls f(w, a) and f(w, b), potentially in parallel:
-// forkjoin.JoinArgs, which documents it.
-func JoinArgs[W, A, R any](w *Worker, f func(*W, A) R, a, b A) (ra, rb R) {
+// forkjoin.JoinArgs, which documents it (and whose messages its checks
+// use).
+func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
+	w := (*Worker)(unsafe.Pointer(pw))
+	if w == nil {
+		panic("forkjoin: JoinArgs with a nil *pool.Worker")
+	}
+	if f == nil {
+		panic("forkjoin: JoinArgs with a nil function")
+	}
 	if w.checkDue() {
 		w.Check("forkjoin.JoinArgs") // panics, naming the mistake
 	}
-	j := reuse[argJob[W, A, R]](w)
+	var j *argJob[W, A, R]
+	if t := w.spare(); t != nil {
+		j, _ = t.r.(*argJob[W, A, R])
+	}
 	if j == nil {
 		j = &argJob[W, A, R]{f: f, arg: b}
 		j.bind(j)
@@ -535,7 +555,6 @@ func JoinArgs[W, A, R any](w *Worker, f func(*W, A) R, a, b A) (ra, rb R) {
 			w.unwound(&j.job, state, recover())
 		}
 	}()
-	pw := As[W](w)
 	ra = f(pw, a)
 	state = joining
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
@@ -571,7 +590,7 @@ func (j *sliceJob[W, A, R]) Run(w *Worker) {
 // (forkjoin.JoinReduce).
 func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combine func(a, b R) R) (r R) {
 	if len(args) == 1 {
-		r = f(As[W](w), args[0])
+		r = f((*W)(unsafe.Pointer(w)), args[0])
 		if out != nil {
 			out[0] = r
 		}
@@ -585,7 +604,10 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	if out != nil {
 		lout, rout = out[:mid], out[mid:]
 	}
-	j := reuse[sliceJob[W, A, R]](w)
+	var j *sliceJob[W, A, R]
+	if t := w.spare(); t != nil {
+		j, _ = t.r.(*sliceJob[W, A, R])
+	}
 	if j == nil {
 		j = &sliceJob[W, A, R]{f: f, args: args[mid:], out: rout, combine: combine}
 		j.bind(j)
@@ -630,7 +652,7 @@ type Future[W, T any] struct {
 	owner *Worker // the worker whose deque the job was pushed on
 }
 
-func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f(As[W](w)) }) }
+func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(unsafe.Pointer(w))) }) }
 
 // Fork makes f the future of fn and forks it onto w (F1-F2). f must be
 // new: a Future's zero value, allocated by the caller (forkjoin.Fork
@@ -662,7 +684,7 @@ func (f *Future[W, T]) Join(w *Worker) T {
 			// running this join reports that it was aborted by it.
 			fn := f.f
 			f.f = nil
-			w.Guard(func() { f.res = fn(As[W](w)) }, f.record)
+			w.Guard(func() { f.res = fn((*W)(unsafe.Pointer(w))) }, f.record)
 		}
 	}
 	if p := f.panic; p != nil {
