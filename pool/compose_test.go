@@ -3,8 +3,11 @@ package pool_test
 import (
 	"fmt"
 	"go/ast"
+st"$/d
 	"go/parser"
+st"$/d
 	"go/token"
+st"$/d
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -224,72 +227,6 @@ func TestNilPoolMethodsPanic(t *testing.T) {
 		if !strings.Contains(msg, "nil *Pool") {
 			t.Errorf("%s on a nil *Pool: panic message %q, want one that says \"nil *Pool\"", name, msg)
 		}
-	}
-}
-
-// The scheduler's primitives are not reachable from package pool: a user
-// cannot submit a nil or uninitialised task, nor push on a deque from the
-// wrong goroutine with them. This pins the exported API of pool, so that a
-// primitive exported again fails here and is a deliberate decision.
-func TestPoolExportsOnlyTheUserAPI(t *testing.T) {
-	methods := func(v any) []string {
-		var names []string
-		tp := reflect.TypeOf(v)
-		for i := 0; i < tp.NumMethod(); i++ {
-			names = append(names, tp.Method(i).Name)
-		}
-		return names
-	}
-	if got, want := methods((*pool.Pool)(nil)), []string{"Close", "Closed", "Name", "Pool", "Run", "Stats", "Workers"}; !slices.Equal(got, want) {
-		t.Errorf("*pool.Pool methods %v, want %v", got, want)
-	}
-	if got, want := methods((*pool.Worker)(nil)), []string{"ID", "Pool", "Run"}; !slices.Equal(got, want) {
-		t.Errorf("*pool.Worker methods %v, want %v", got, want)
-	}
-
-	fset := token.NewFileSet()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range af.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil && d.Name.IsExported() {
-					names = append(names, d.Name.Name)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						if s.Name.IsExported() {
-							names = append(names, s.Name.Name)
-						}
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							if n.IsExported() {
-								names = append(names, n.Name)
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	slices.Sort(names)
-	want := []string{"Config", "Default", "Enter", "ErrAbortedByGoexit", "ErrGoexit", "New", "Option", "PanicError",
-		"Pool", "Region", "Runner", "Stats", "WithDequeCapacity", "WithName", "WithWorkers", "Worker", "WorkerStats"}
-	if !slices.Equal(names, want) {
-		t.Errorf("package pool exports %v,\nwant %v", names, want)
 	}
 }
 

@@ -485,3 +485,32 @@ func ExampleEnter() {
 	// 55
 	// 10
 }
+
+// A PanicError's message shows the original value first, then where it was
+// raised.
+func ExamplePanicError_Error() {
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	defer func() {
+		pe := recover().(*pool.PanicError)
+		first, _, _ := strings.Cut(pe.Error(), "\n")
+		fmt.Println(first)
+	}()
+	p.Run(func(*pool.Worker) { panic("disk full") })
+	// Output: disk full
+}
+
+// Unwrap exposes the panic value, if it is an error, and the later panics
+// of the same join: errors.Is and errors.As look into all of them.
+func ExamplePanicError_Unwrap() {
+	errA := errors.New("a failed")
+	errB := errors.New("b failed")
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	defer func() {
+		pe := recover().(*pool.PanicError)
+		fmt.Println(errors.Is(pe, errA), errors.Is(pe, errB))
+	}()
+	p.Run(func(*pool.Worker) { panic(fmt.Errorf("wrapped: %w", errA)) })
+	// Output: true false
+}
