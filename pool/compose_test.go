@@ -2,17 +2,9 @@ package pool_test
 
 import (
 	"fmt"
-	"go/ast"
-st"$/d
-	"go/parser"
-st"$/d
-	"go/token"
-st"$/d
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
