@@ -165,7 +165,7 @@ func TestQueens(t *testing.T) {
 				t.Fatalf("Queens(%d) = %d, want %d", n, got, want)
 			}
 			for name, f := range map[string]func(*pool.Worker, int) int{
-				"QueensJoinAll": QueensJoinAll, "QueensFork": QueensFork,
+				"QueensJoinReduce": QueensJoinReduce, "QueensFork": QueensFork,
 			} {
 				if got := run(p, func(w *pool.Worker) int { return f(w, n) }); got != want {
 					t.Errorf("%s(%d) = %d, want %d", name, n, got, want)

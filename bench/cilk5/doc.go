@@ -19,7 +19,7 @@
 //	notempmul  matrix multiply in two phases of four products, no
 //	           temporary: NoTempMulFJ
 //	queens     n queens, a task per legal column of every row:
-//	           QueensJoinAll (forkjoin.JoinAll), QueensFork (a Future each)
+//	           QueensJoinReduce (forkjoin.JoinReduce), QueensFork (a Future each)
 //	knapsack   0/1 knapsack by branch and bound, a fork at every node:
 //	           KnapsackArgs (forkjoin.JoinArgs), KnapsackJoin (forkjoin.Join)
 //	cilksort   merge sort of four quarters with a divide-and-conquer merge,

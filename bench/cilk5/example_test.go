@@ -77,10 +77,10 @@ func ExampleQueens() {
 	// Output: 92
 }
 
-func ExampleQueensJoinAll() {
+func ExampleQueensJoinReduce() {
 	p := pool.New()
 	defer p.Close()
-	p.Run(func(w *pool.Worker) { fmt.Println(cilk5.QueensJoinAll(w, 8)) })
+	p.Run(func(w *pool.Worker) { fmt.Println(cilk5.QueensJoinReduce(w, 8)) })
 	// Output: 92
 }
 
@@ -240,7 +240,7 @@ func ExampleSuite() {
 		}
 	}
 	fmt.Println()
-	// Output: fib args-2w; fib join-2w; fib fork-2w; blockedmul fj-2w; notempmul fj-2w; queens joinall-2w; queens fork-2w; knapsack args-2w; knapsack join-2w; cilksort fj-2w; heat fj-2w;
+	// Output: fib args-2w; fib join-2w; fib fork-2w; blockedmul fj-2w; notempmul fj-2w; queens joinreduce-2w; queens fork-2w; knapsack args-2w; knapsack join-2w; cilksort fj-2w; heat fj-2w;
 }
 
 func ExampleProgram() {

@@ -78,12 +78,12 @@ func queens(n int, b board) int {
 	return count
 }
 
-// QueensJoinAll is Queens with a task per legal column of every row,
-// forked together with forkjoin.JoinAll: the n-ary fork, one call for all
-// the children of a node.
-func QueensJoinAll(w *pool.Worker, n int) int {
+// QueensJoinReduce is Queens with a task per legal column of every row,
+// forked together with forkjoin.JoinReduce: the n-ary fork, one call for
+// all the children of a node, which folds their counts as it joins them.
+func QueensJoinReduce(w *pool.Worker, n int) int {
 	checkQueens(n)
-	return queensJoinAll(w, queensArg{n, board{}})
+	return queensJoinReduce(w, queensArg{n, board{}})
 }
 
 // queensArg is the argument of a queens task: the board size and the
@@ -93,7 +93,7 @@ type queensArg struct {
 	b board
 }
 
-func queensJoinAll(w *pool.Worker, a queensArg) int {
+func queensJoinReduce(w *pool.Worker, a queensArg) int {
 	if int(a.b.n) == a.n {
 		return 1
 	}
@@ -104,12 +104,10 @@ func queensJoinAll(w *pool.Worker, a queensArg) int {
 			next = append(next, queensArg{a.n, c})
 		}
 	}
-	count := 0
-	for _, k := range forkjoin.JoinAll(w, queensJoinAll, next) {
-		count += k
-	}
-	return count
+	return forkjoin.JoinReduce(w, queensJoinReduce, next, sumCounts)
 }
+
+func sumCounts(a, b int) int { return a + b }
 
 // QueensFork is Queens with a task per legal column of every row, each
 // forked with forkjoin.Fork and joined through its Future, last forked
@@ -140,8 +138,8 @@ func queensFork(w *pool.Worker, n int, b board) int {
 	return count
 }
 
-// queensForks returns the number of forks QueensJoinAll and QueensFork
-// make for n: JoinAll forks all but the first of a node's children, Fork
+// queensForks returns the number of forks QueensJoinReduce and QueensFork
+// make for n: JoinReduce forks all but the first of a node's children, Fork
 // every child.
 func queensForks(n int) (joinAll, fork int64) {
 	var walk func(b board)

@@ -197,7 +197,7 @@ func queensProgram(n int) *Program {
 		Setup:  r.reset,
 		Serial: func() { r.got = Queens(n) },
 		Variants: []Variant{
-			{"joinall", joinAll, func(w *pool.Worker) { r.got = QueensJoinAll(w, n) }},
+			{"joinreduce", joinAll, func(w *pool.Worker) { r.got = QueensJoinReduce(w, n) }},
 			{"fork", fork, func(w *pool.Worker) { r.got = QueensFork(w, n) }},
 		},
 		Check: r.check,

@@ -431,11 +431,12 @@ func summarize(ds *dataset) []row {
 
 // variantTitles say how each variant forks.
 var variantTitles = map[string]string{
-	"args":    "JoinArgs",
-	"join":    "Join",
-	"fork":    "Fork + Future.Join",
-	"joinall": "JoinAll",
-	"fj":      "parallel.Do",
+	"args":       "JoinArgs",
+	"join":       "Join",
+	"fork":       "Fork + Future.Join",
+	"joinall":    "JoinAll",
+	"joinreduce": "JoinReduce",
+	"fj":         "parallel.Do",
 }
 
 func variantTitle(v string) string {
