@@ -2,9 +2,9 @@
 // a task, keep working, join it later; or run two functions potentially in
 // parallel with Join.
 //
-// A fork costs a few tens of nanoseconds, not the microsecond of a
-// goroutine and a WaitGroup, so recursive divide-and-conquer code may fork
-// at every level:
+// A fork costs nanoseconds, not the microsecond of a goroutine and a
+// WaitGroup, so recursive divide-and-conquer code may fork at every
+// level:
 //
 //	func fib(w *pool.Worker, n int) int {
 //		if n < 2 {
@@ -19,6 +19,23 @@
 //	p := pool.New()
 //	defer p.Close()
 //	fmt.Println(forkjoin.Invoke(p, func(w *pool.Worker) int { return fib(w, 35) }))
+//
+// # The forms, from cheapest
+//
+// JoinArgs(w, f, a, b) runs f(w, a) and f(w, b): no closure, and the job
+// that carries b is recycled, so a recursion allocates nothing per fork;
+// a fork that no other worker takes costs a few plain loads and stores.
+// JoinReduce and JoinAll fork every element of a slice at once (a tree
+// walk's children): JoinReduce folds the results and allocates nothing,
+// JoinAll returns them. Join(w, fa, fb) takes two closures (one
+// allocation, the caller's fb). Fork returns a Future that any task may
+// join, any number of times (an allocation for the Future).
+//
+// While every worker is busy, a fork stays private to its worker; it is
+// published for others to steal as soon as a worker is idle, at the
+// forker's next fork, join or task boundary. A task that waits for its own
+// fork without joining it (spinning on a flag, or blocking on a channel
+// the fork writes to) must do so in a blocking section.
 //
 // # The worker travels
 //

@@ -36,13 +36,14 @@
 //
 // # Composing
 //
-// Every fj entry point takes a Runner: a *Pool or a *Worker. Inside a task,
-// pass the task's *Worker; that costs nothing. A call on a *Pool from
-// inside one of that pool's own tasks (a library helper that sorts with
-// pool.Default(), say) is detected and runs on the calling task's worker,
-// as if the worker had been passed, so it never deadlocks. Close from
-// inside a task of the pool panics. A *Worker used on a goroutine that is
-// not running its task corrupts nothing in builds with the race detector
-// or the fjdebug build tag, which check and panic with a message naming the
-// mistake: run your tests with -race.
+// Every fj entry point takes a Runner: a *Pool or a *Worker, and decides
+// where the call runs with Enter. Inside a task, pass the task's *Worker.
+// A call on a *Pool from inside one of that pool's own tasks (a library
+// helper that sorts with pool.Default(), say) is detected from the calling
+// goroutine's id, in nanoseconds at any stack depth, and runs on the
+// calling task's worker, as if the worker had been passed, so it never
+// deadlocks. Close from inside a task of the pool panics. A *Worker used
+// on a goroutine that does not hold it panics with a message naming the
+// mistake, in every build (forks and joins sample the check; run your
+// tests with -race, or the fjdebug build tag, to check every one).
 package pool

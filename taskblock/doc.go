@@ -1,8 +1,9 @@
 // Package taskblock provides fully strict scopes of parallel tasks, after
 // C++'s define_task_block (N4411): a block's body starts tasks with Run,
-// tasks may start more tasks in the same block with RunFrom (passing the
-// worker they run on, so that the new tasks go on that worker's deque,
-// depth first), and Define returns only when all of them have finished.
+// the tasks may start more tasks in the same block with Run too (each goes
+// on the deque of the worker that runs the caller, found from the calling
+// goroutine in nanoseconds, so that tasks starting tasks run depth first),
+// and Define returns only when all of them have finished.
 //
 //	// The N4411 tree walk: the sum over a binary tree, in parallel.
 //	func sum(w *pool.Worker, n *Node) int {
@@ -30,9 +31,9 @@
 // are the same for tasks that return errors, in the manner of errgroup:
 // the first error cancels the block and is returned.
 //
-// Misuse panics instead of hanging: Wait from a task of its own block
-// (it would wait for itself), Run or Go from a task (use RunFrom or
-// GoFrom), and any use after Define returned. Under the race detector or
-// the fjdebug build tag, a Block used from a goroutine you started panics
-// too.
+// Misuse panics instead of hanging, in every build: Wait from a task of
+// its own block (it would wait for itself), Run or Go from a goroutine
+// that is not running a task of the block's pool (a goroutine you
+// started), RunFrom with a worker the caller does not hold, and any use
+// after Define returned.
 package taskblock
