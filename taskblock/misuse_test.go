@@ -208,6 +208,12 @@ func TestRunFromForeignWorkerPanics(t *testing.T) {
 // O(depth) tasks (each level leaves at most one sibling queued).
 func TestOneBlockRecursiveWalkIsDepthFirst(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
+	for _, form := range []string{"Run", "RunFrom"} {
+		t.Run(form, func(t *testing.T) { oneBlockWalk(t, form == "Run") })
+	}
+}
+
+func oneBlockWalk(t *testing.T, plainRun bool) {
 	const depth = 16
 	p := pool.New(pool.WithWorkers(1))
 	defer p.Close()
@@ -223,8 +229,13 @@ func TestOneBlockRecursiveWalkIsDepthFirst(t *testing.T) {
 			if d == 0 {
 				return
 			}
-			b.RunFrom(w, func(w *pool.Worker) { walk(w, d-1) })
-			b.RunFrom(w, func(w *pool.Worker) { walk(w, d-1) })
+			for range 2 {
+				if plainRun {
+					b.Run(func(w *pool.Worker) { walk(w, d-1) }) // finds w itself
+				} else {
+					b.RunFrom(w, func(w *pool.Worker) { walk(w, d-1) })
+				}
+			}
 		}
 		b.Run(func(w *pool.Worker) { walk(w, depth) })
 	})
