@@ -6,10 +6,10 @@ import (
 )
 
 // The job type: fork, take back, run inline, wait (park and resume),
-// recycle and capture, for every layer above the pool. forkjoin's Join,
-// JoinArgs, JoinAll and Future, taskblock's tasks (through Group) and the
-// pool's external submissions are thin typed wrappers around what is
-// here. The invariants that make fork and join cheap and recycling safe:
+// recycle and capture, for every layer above the pool. The second half of
+// this file holds the typed forms built on it (Join, JoinArgs, JoinSlice,
+// Future; group tasks are in group.go): forkjoin's functions, taskblock's
+// tasks and the pool's external submissions are one-line users of them. The invariants that make fork and join cheap and recycling safe:
 //
 //	F1  A fork pushes the task at the bottom of its worker's deque,
 //	    privately (wsdeque.md, D2): no thief can see it, and the push is
@@ -20,9 +20,12 @@ import (
 //	    searching, waiting for news or asleep (pool.ctl != 0), and then
 //	    runs step P2 of sleep.md. While every worker is busy, a fork and
 //	    its join touch no shared cache line and execute no fence. The same
-//	    check runs at every join that takes its task back (J2) and between
-//	    tasks (loop.go), so a private task is published within one fork,
-//	    join or task of the first worker going idle, or run by its owner.
+//	    check runs between tasks (loop.go), before a block's wait runs a
+//	    task inline, and after a join that had to pop a published task,
+//	    and a task that parks hands its worker, private tasks included, to
+//	    another carrier: a private task is published within one fork or
+//	    task of its worker once another worker is idle, or run by its
+//	    owner.
 //	J1  A join takes its task back if nobody else has it: a private or
 //	    published task at the bottom of the deque is popped (D3, D5), one
 //	    that overflowed to the injector is claimed (task.claimed). Then
@@ -34,30 +37,30 @@ import (
 //	    for the joiner: the graph would have a cycle); running anything
 //	    else could deadlock (carrier.md).
 //	J3  Otherwise the job was taken by another worker, which runs it
-//	    through Complete (R1) and sets its latch last; the joiner waits
+//	    through complete (R1) and sets its latch last; the joiner waits
 //	    for the latch with WaitFor: a short spin, then it parks and its
 //	    worker goes on with other tasks on another carrier (carrier.md,
 //	    C1-C4). Once the latch is set, the thief's last access to the job
 //	    was the latch's Swap, which the joiner has observed: the job is
 //	    the joiner's alone again.
 //	J4  A job the joiner owns alone again (J1 or J3) may be recycled:
-//	    Recycle marks it free, and its forker's next fork at the same
-//	    depth finds it in the very deque slot it pushes to (Reuse), so a
-//	    recursion forks without allocating. Only the worker that forked a
+//	    recycle marks it free, and its forker's next fork at the same
+//	    depth finds it in the very deque slot it pushes to (spare, then
+//	    refork), so a recursion forks without allocating. Only the worker that forked a
 //	    job reads or writes its free flag. A job that overflowed to the
 //	    injector is never reused: a dead entry of it may remain there,
 //	    and must keep finding it claimed.
 //	R1  A job taken from a deque or the injector by any worker runs
-//	    through Complete: its body under Guard (capture.go), its outcome
+//	    through complete: its body under Guard (capture.go), its outcome
 //	    recorded, its latch set last, also when a runtime.Goexit unwinds
 //	    through it.
 
 // task is the unit a pool schedules: what sits in a worker's deque or in
-// the injector. The layers built on the pool embed a task (usually through
-// a job) in their own job type and point it at that job with Init, so that
-// a fork costs one allocation, or none when the job is recycled (J4).
+// the injector. Every job type embeds a task (usually through a job) and
+// points it at itself with bind, so that a fork costs one allocation, or
+// none when the job is recycled (J4).
 //
-// A task must not be copied after Init. It may be scheduled again only
+// A task must not be copied after bind. It may be scheduled again only
 // after it has finished running and its owner got it back (J4).
 type task struct {
 	r runnable
@@ -67,13 +70,13 @@ type task struct {
 	// spilled marks a task that went to the injector because its deque
 	// was full (directly, or moved there in a batch by overflow). It is
 	// written before the injector push and read by whoever pops the task,
-	// so the injector's lock orders the two. Reuse refuses spilled tasks,
+	// so the injector's lock orders the two. recycle never frees a spilled task,
 	// so the flag never needs clearing.
 	spilled bool
 	// claimed decides, for a spilled task, between its owner taking it
 	// back (J1) and whoever pops it from the injector: exactly one runs it.
 	claimed atomic.Bool
-	// scope is the Region the task was forked in, or nil. Fork sets it
+	// scope is the Region the task was forked in, or nil. A fork sets it
 	// from the forking worker; it is read by whoever runs the task, after
 	// the deque or injector has published it.
 	scope *scope
@@ -82,13 +85,13 @@ type task struct {
 // runnable is what a task runs. Run is called exactly once, on the worker
 // that took the task from a queue, and must not let a panic escape: a
 // panic that escapes Run kills the process, because a worker goroutine has
-// nobody to return it to. job types run their body through Complete, which
+// nobody to return it to. Job types run their body through complete, which
 // captures it.
 type runnable interface {
 	Run(w *Worker)
 }
 
-// Init makes t run r. It is usually called as j.bind(j) right after j is
+// bind makes t run r. It is called as j.bind(j) right after j is
 // allocated.
 func (t *task) bind(r runnable) { t.r = r }
 
@@ -100,7 +103,7 @@ type job struct {
 	panic *Panic
 }
 
-// Complete runs f, the body of j, on w, which took j from a queue (R1):
+// complete runs f, the body of j, on w, which took j from a queue (R1):
 // it records how f ended and sets j's latch last, after which the joiner
 // owns j again (J3).
 func (j *job) complete(w *Worker, f func()) {
@@ -108,7 +111,7 @@ func (j *job) complete(w *Worker, f func()) {
 }
 
 // record stores how j's body ended and sets its latch (last): for a job
-// run through Complete, and for one its joiner ran inline but whose
+// run through complete, and for one its joiner ran inline but whose
 // outcome other goroutines may still wait for (a Future joined again).
 func (j *job) record(p *Panic) {
 	j.panic = p
@@ -120,7 +123,7 @@ func (j *job) record(p *Panic) {
 // may call it. It is inlined into the typed forms below.
 func (w *Worker) spare() *task {
 	t := w.dq.Spare()
-	if t == nil || !t.free { // Recycle never frees a spilled task
+	if t == nil || !t.free { // recycle never frees a spilled task
 		return nil
 	}
 	return t
@@ -132,15 +135,11 @@ func (w *Worker) spare() *task {
 // goroutine running w's current task may call it.
 func (w *Worker) recycle(t *task) { t.free = !t.spilled }
 
-// fork schedules t on w's deque (F1), publishing w's private tasks if another
-// worker wants work (F2). Only the goroutine holding w may call it.
-func (w *Worker) fork(t *task) { w.forkSlow(t) }
-
 // refork forks again t, the recycled task that spare has just returned
-// (J4), as Fork does: the common case of recursive code, where the slot
+// (J4), as fork does: the common case of recursive code, where the slot
 // the fork fills already holds t and nothing but the private bottom
-// changes. No other operation on w may come between Spare and Refork. The
-// common case of that common case, every worker busy, is ReforkFast,
+// changes. No other operation on w may come between spare and refork. The
+// common case of that common case, every worker busy, is reforkFast,
 // inlined into the caller:
 //
 //	if !w.reforkFast(t) {
@@ -149,7 +148,7 @@ func (w *Worker) fork(t *task) { w.forkSlow(t) }
 func (w *Worker) refork(t *task) {
 	t.free = false
 	if t.scope != w.scope {
-		w.forkSlow(t) // stores the scope, and pushes
+		w.fork(t) // stores the scope, and pushes
 		return
 	}
 	w.dq.PushSpare()
@@ -171,9 +170,10 @@ func (w *Worker) reforkFast(t *task) bool {
 	return true
 }
 
-// forkSlow is Fork for a task whose scope or slot must be stored, or
-// whose deque is full.
-func (w *Worker) forkSlow(t *task) {
+// fork schedules t on w's deque (F1), publishing w's private tasks if
+// another worker wants work (F2). Only the goroutine holding w may call
+// it.
+func (w *Worker) fork(t *task) {
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
 		// keeps its scope, and skipping the store skips its write
