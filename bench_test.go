@@ -30,6 +30,16 @@ func fibJoin(w *pool.Worker, n int) int {
 	return a + b
 }
 
+// fibArgs is fibJoin with the argument-carrying join: no closure, no
+// allocation per fork.
+func fibArgs(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := forkjoin.JoinArgs(w, fibArgs, n-1, n-2)
+	return a + b
+}
+
 func fibFork(w *pool.Worker, n int) int {
 	if n < 2 {
 		return n
@@ -90,6 +100,8 @@ func BenchmarkFib27(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(joins(fibN)), "ns/join")
 	})
+	b.Run("impl=fj-args-1w", func(b *testing.B) { benchPool(b, 1, fibArgs, fibN) })
+	b.Run("impl=fj-args-2w", func(b *testing.B) { benchPool(b, 2, fibArgs, fibN) })
 	b.Run("impl=fj-join-1w", func(b *testing.B) { benchPool(b, 1, fibJoin, fibN) })
 	b.Run("impl=fj-join-2w", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN) })
 	b.Run("impl=fj-fork-1w", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
