@@ -34,6 +34,21 @@
 // what makes every acyclic graph of joins deadlock-free
 // (internal/sched/carrier.md explains why).
 //
+// # Blocking
+//
+// A task that blocks (on I/O, a lock, a channel, a sleep) holds its worker
+// for as long as it blocks. Wrapped in Blocking, the call lets the worker
+// go on with other tasks on another goroutine meanwhile, as while a join
+// waits, and the task resumes on its worker when the call returns. At most
+// WithMaxBlocking tasks of a pool are in such sections at once; Stats
+// counts them. In builds with the race detector or the fjdebug tag, each
+// pool runs a watchdog that notices when every worker has been inside one
+// blocked task for more than a threshold while work waits in the queues,
+// and prints once, to stderr, the stacks of those tasks and the fix.
+// FJ_WATCHDOG in the environment sets the threshold (a duration such as
+// 500ms; default 5s) or turns it off (off). It never reports an idle pool,
+// nor tasks that are running on the CPU.
+//
 // # Composing
 //
 // Every fj entry point takes a Runner: a *Pool or a *Worker, and decides

@@ -19,6 +19,10 @@ type Config struct {
 	// Name identifies the pool in Stats output, profiler labels and
 	// execution traces. Default: "fj".
 	Name string
+	// MaxBlocking caps the tasks inside a blocking section's f at once
+	// (see Blocking and WithMaxBlocking). 0 means the default: 64 per
+	// worker, and at least 256.
+	MaxBlocking int
 }
 
 // Option configures a pool in New.
@@ -53,5 +57,5 @@ func makeConfig(opts []Option) sched.Config {
 			o(&c)
 		}
 	}
-	return sched.Config{Workers: c.Workers, DequeCapacity: c.DequeCapacity, Name: c.Name}
+	return sched.Config{Workers: c.Workers, DequeCapacity: c.DequeCapacity, Name: c.Name, MaxBlocking: c.MaxBlocking}
 }

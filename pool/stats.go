@@ -20,6 +20,14 @@ type Stats struct {
 	// Submitted counts tasks submitted from outside the pool (Pool.Submit,
 	// and every Pool.Run, Invoke, Define or parallel call on a *Pool).
 	Submitted uint64
+	// Blocking is a gauge: the tasks inside a blocking section's f (see
+	// Blocking) at the moment of the snapshot, current even while the
+	// workers are busy. Each keeps a goroutine and its stack while its
+	// worker runs other tasks. MostBlocking is the most there have been
+	// at once since the pool started; when it equals the cap
+	// (WithMaxBlocking), sections have had to wait for a slot, or came
+	// close. Sub keeps the later snapshot's values of both.
+	Blocking, MostBlocking uint64
 }
 
 // WorkerStats are one worker's counters.
@@ -62,6 +70,7 @@ func (p *Pool) Stats() Stats {
 	p.check("Stats")
 	ws, submitted := p.sched().Snapshot()
 	s := Stats{Workers: make([]WorkerStats, len(ws)), Submitted: submitted}
+	s.Blocking, s.MostBlocking = p.sched().BlockingStats()
 	for i, c := range ws {
 		s.Workers[i] = WorkerStats(c)
 		s.Total.add(s.Workers[i])
@@ -82,9 +91,11 @@ func (a *WorkerStats) add(b WorkerStats) {
 }
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
-// same pool: the activity in between. The Parked gauge is s's own.
+// same pool: the activity in between. The gauges (Parked, Blocking,
+// MostBlocking) are s's own.
 func (s Stats) Sub(earlier Stats) Stats {
 	d := Stats{Workers: make([]WorkerStats, len(s.Workers)), Submitted: s.Submitted - earlier.Submitted}
+	d.Blocking, d.MostBlocking = s.Blocking, s.MostBlocking
 	for i := range s.Workers {
 		a := s.Workers[i]
 		if i < len(earlier.Workers) {
@@ -108,7 +119,7 @@ func (s Stats) Sub(earlier Stats) Stats {
 }
 
 // String formats the snapshot as a small table: one row per worker and a
-// total.
+// total, then the pool-wide figures.
 func (s Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s %8s %7s\n",
@@ -121,6 +132,7 @@ func (s Stats) String() string {
 		row(fmt.Sprint(i), w)
 	}
 	row("total", s.Total)
+	fmt.Fprintf(&b, "in blocking sections: %d now, %d at most\n", s.Blocking, s.MostBlocking)
 	fmt.Fprintf(&b, "submitted from outside: %d\n", s.Submitted)
 	return b.String()
 }

@@ -133,8 +133,8 @@ func TestStatsAfterClose(t *testing.T) {
 				t.Errorf("workers=%d: Stats.String() does not mention %q:\n%s", workers, want, str)
 			}
 		}
-		if lines := strings.Count(str, "\n"); lines != workers+3 {
-			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total and submitted:\n%s", workers, lines, workers, str)
+		if lines := strings.Count(str, "\n"); lines != workers+4 {
+			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total, blocking sections and submitted:\n%s", workers, lines, workers, str)
 		}
 	}
 }

@@ -140,7 +140,6 @@ func (w *Worker) resume(c *carrier) {
 // a resumable one if any (possibly c itself, if its event was set in the
 // meantime), else a spare, else a new one.
 func (w *Worker) handOff(c *carrier) {
-	w.counts.Parks++
 	w.unregister(c) // before the next holder registers (identity.md, I3)
 	w.hmu.Lock()
 	next := w.popResumable()

@@ -43,6 +43,9 @@ type Pool struct {
 	// holders answers which worker, if any, the calling goroutine holds
 	// (identity.go).
 	holders holders
+
+	// slots caps the tasks in blocking sections (blocking.go, B2).
+	slots blockingSlots
 }
 
 const cacheLine = 128
@@ -56,6 +59,10 @@ func New(cfg Config) *Pool {
 		name:    cfg.Name,
 	}
 	p.holders.init(n)
+	if cfg.MaxBlocking == 0 {
+		cfg.MaxBlocking = DefaultMaxBlocking(n)
+	}
+	p.slots.init(cfg.MaxBlocking)
 	p.inj.init(min(n, 16))
 	for i := range p.workers {
 		p.workers[i] = &Worker{

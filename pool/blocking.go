@@ -1,0 +1,65 @@
+package pool
+
+import (
+	"fmt"
+
+	"github.com/forkjoin/fj/internal/sched"
+)
+
+// Blocking runs f, a call that may block (I/O, a lock, a channel
+// operation, a sleep, a call on another pool), as a blocking section of
+// the calling task: while f runs, the task's worker goes on with other
+// tasks on another goroutine, as it does while a join waits; when f
+// returns, the task waits for its worker to reach a point between two
+// tasks and resumes there. A task that blocks without a section holds its
+// worker for as long as it blocks, and nothing else runs there: with every
+// worker held so, work queued behind them, the task's own forks included,
+// never runs.
+//
+//	parallel.For(w, 0, len(paths), func(w *pool.Worker, i int) {
+//		var data []byte
+//		pool.Blocking(func() { data, errs[i] = os.ReadFile(paths[i]) })
+//		sums[i] = checksum(data)
+//	})
+//
+// Blocking finds the calling task itself (a goroutine id and a table
+// lookup per open pool: nanoseconds). Called from a goroutine that is not
+// running a task of any pool, or from inside another section, it just
+// calls f.
+//
+// Inside f the goroutine holds no worker: a call on a *Pool made there
+// behaves as from outside the pool (it queues its work and waits, and
+// panics if the pool is closed), and the task's *Worker must not be used
+// until Blocking returns (fj's misuse checks panic, naming the mistake).
+// A panic in f, or a runtime.Goexit, unwinds on from Blocking unchanged,
+// after the task has its worker back, and reaches the task's joiner as any
+// panic of the task would.
+//
+// A section costs two goroutine switches, under a microsecond, whether f
+// blocks or not: cheap beside a system call or a contended lock, and cheap
+// enough to wrap a cache lookup that only sometimes waits. At most
+// Config.MaxBlocking tasks of a pool (see WithMaxBlocking) are inside a
+// section's f at once; past that,
+// a section waits for another to end before it gives its worker up, and
+// its worker runs nothing else meanwhile. Stats counts the tasks in
+// sections. In builds with -race or the fjdebug tag, a watchdog reports
+// tasks that block every worker of a pool without a section (see the
+// package documentation, "Blocking").
+func Blocking(f func()) {
+	if f == nil {
+		panic("pool: Blocking with a nil function")
+	}
+	sched.Blocking(f)
+}
+
+// WithMaxBlocking caps the tasks of the pool inside a blocking section's f
+// at once (see Blocking). Each keeps a goroutine and its stack while it
+// blocks; the cap bounds that memory. A section past the cap waits for a
+// slot, holding its worker. Default: 64 per worker, and at least 256. It
+// panics if n < 1.
+func WithMaxBlocking(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("pool: WithMaxBlocking(%d): the cap must be at least 1", n))
+	}
+	return func(c *Config) { c.MaxBlocking = n }
+}
