@@ -96,6 +96,9 @@ func (c *carrier) run(holding bool) {
 func (w *Worker) takeOver(c *carrier) {
 	w.setHolder(c)
 	w.scope = nil
+	if debugChecks {
+		w.markTask(false) // in the main loop, not a task (watchdog.go, W1)
+	}
 }
 
 // setHolder records c as the carrier holding w: in the owner-only cur,
@@ -104,6 +107,9 @@ func (w *Worker) takeOver(c *carrier) {
 func (w *Worker) setHolder(c *carrier) {
 	w.cur = c
 	w.register(c)
+	if debugChecks {
+		w.markTask(true) // a resumed task; takeOver says otherwise (watchdog.go, W1)
+	}
 }
 
 // awaitTurn parks c until it is handed its worker, and reports false if it

@@ -114,10 +114,16 @@ func (w *Worker) local() *task {
 func (w *Worker) runTask(t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
+	if debugChecks {
+		w.markTask(true) // the stall watchdog's W1 (watchdog.go)
+	}
 	if trace.IsEnabled() {
 		w.executeTraced(t)
 	} else {
 		w.execute(t)
+	}
+	if debugChecks {
+		w.markTask(false)
 	}
 	w.taskDone()
 }

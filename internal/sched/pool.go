@@ -44,8 +44,11 @@ type Pool struct {
 	// (identity.go).
 	holders holders
 
-	// slots caps the tasks in blocking sections (blocking.go, B2).
+	// slots caps the tasks in blocking sections (blocking.go, B2), and
+	// watch is the stall watchdog of builds with debug checks, or nil
+	// (watchdog.go).
 	slots blockingSlots
+	watch *watchdog
 }
 
 const cacheLine = 128
@@ -83,6 +86,9 @@ func New(cfg Config) *Pool {
 		w.searching = true
 	}
 	p.ctl.Store(uint64(n) * searchingOne)
+	if debugChecks {
+		p.startWatchdog() // before the holders that mark its words (watchdog.go)
+	}
 	for _, w := range p.workers {
 		p.startCarrier(w.newCarrier(), true)
 	}
@@ -113,6 +119,7 @@ func (p *Pool) Close() {
 		// work is running or queued (see sleep.md, Shutdown).
 		p.wakeAll()
 		p.goroutines.Wait()
+		p.stopWatchdog()
 		removePool(p)
 	})
 }
