@@ -165,12 +165,20 @@ func BenchmarkMandelbrot(b *testing.B) {
 }
 
 // BenchmarkBlocking runs eight tasks that each sleep 100 ms, standing for
-// blocking I/O, on a 2-worker pool and with errgroup. Not a contest: it
-// shows what fj is not for. A task that blocks holds its worker, so the
-// pool runs two sleeps at a time; goroutines all sleep at once. Run it
+// blocking I/O, on a 2-worker pool, with errgroup and with conc. A task
+// that blocks without a section holds its worker, so the pool runs two
+// sleeps at a time; in a section (pool.Blocking) the worker goes on with
+// the next task, and all eight sleep at once, as goroutines do. Run it
 // with -benchtime 3x: every iteration takes at least 100 ms.
 func BenchmarkBlocking(b *testing.B) {
 	sleep := func() { time.Sleep(100 * time.Millisecond) }
+	b.Run("impl=fj-blocking-2w", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2))
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			blockSections(p, 8, sleep)
+		}
+	})
 	b.Run("impl=fj-taskblock-2w", func(b *testing.B) {
 		p := pool.New(pool.WithWorkers(2))
 		defer p.Close()
@@ -181,6 +189,11 @@ func BenchmarkBlocking(b *testing.B) {
 	b.Run("impl=errgroup", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			blockErrgroup(8, sleep)
+		}
+	})
+	b.Run("impl=conc", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			blockConc(8, sleep)
 		}
 	})
 }

@@ -122,7 +122,9 @@ func TestBlockingPeers(t *testing.T) {
 	defer p.Close()
 	for name, run := range map[string]func(tasks int, f func()){
 		"fj-taskblock": func(tasks int, f func()) { blockTaskblock(p, tasks, f) },
+		"fj-blocking":  func(tasks int, f func()) { blockSections(p, tasks, f) },
 		"errgroup":     blockErrgroup,
+		"conc":         blockConc,
 	} {
 		ran := make(chan struct{}, 8)
 		run(8, func() { ran <- struct{}{} })
