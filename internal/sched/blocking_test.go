@@ -390,3 +390,28 @@ func TestBlockingStats(t *testing.T) {
 		t.Errorf("a Config with MaxBlocking -1 panicked with %#v", r)
 	}
 }
+
+// Inside f the task's *Worker is not the goroutine's: using it panics
+// with the misuse check's message (every entry point checks it in every
+// build), and the task gets its worker back as usual afterwards.
+func TestBlockingWorkerMisuse(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	var msg string
+	ok := false
+	p.Run(func(w *pool.Worker) {
+		pool.Blocking(func() {
+			msg = fjtest.PanicMessage(fjtest.Catch(func() {
+				parallel.For(w, 0, 2, func(*pool.Worker, int) {})
+			}))
+		})
+		ok = sched.Held(schedtest.W(w))
+	})
+	if !strings.Contains(msg, "not running its task") || !strings.Contains(msg, "blocking section") {
+		t.Errorf("the task's worker used inside its section: panic %q, want the misuse check's message", msg)
+	}
+	if !ok {
+		t.Error("after the section the task does not hold its worker")
+	}
+}
