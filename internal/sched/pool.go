@@ -44,9 +44,12 @@ type Pool struct {
 	// (identity.go).
 	holders holders
 
-	// slots caps the tasks in blocking sections (blocking.go, B2), and
-	// watch is the stall watchdog of builds with debug checks, or nil
+	// slots caps the tasks in blocking sections (blocking.go, B2): its
+	// count is written by every section, so it keeps off the line of
+	// holders.overflow, which lookups from outside the pool load. watch
+	// is the stall watchdog of builds with debug checks, or nil
 	// (watchdog.go).
+	_     [cacheLine]byte
 	slots blockingSlots
 	watch *watchdog
 }
