@@ -47,10 +47,19 @@ import (
 // task gets its worker back at the holder's next safe point. The only new
 // wait is B2's, for a slot, which the cap documents.
 //
+// The slot is given back when f returns, not when the task has its worker
+// again: a section waiting for a slot holds its worker, and a task whose f
+// has returned may be waiting for that very worker. The goroutines stay
+// bounded all the same: on one worker, the tasks waiting for it after
+// their f returned plus those still in f can grow only at an entry that
+// finds none of the former (a hand-off gives the worker to one of them
+// first), and that entry leaves at most the cap's worth in f.
+//
 // Costs: a section that does not block costs two goroutine switches (the
-// hand-off, and the hand-back at the new holder's first safe point) and
-// two locked sections of the worker's hmu: about a microsecond, the
-// price of a parked join without its spin.
+// hand-off, and the hand-back at the new holder's first safe point), two
+// locked sections of the worker's hmu and a CAS on the pool's slot count:
+// 0.44 to 0.52 µs on the development machine, no allocation
+// (BenchmarkBlockingEmpty), the price of a parked join without its spin.
 
 // Blocking runs f as a blocking section of the task the calling goroutine
 // runs, of any pool (B1-B5); see pool.Blocking, which documents it for
