@@ -50,10 +50,12 @@ import (
 // The slot is given back when f returns, not when the task has its worker
 // again: a section waiting for a slot holds its worker, and a task whose f
 // has returned may be waiting for that very worker. The goroutines stay
-// bounded all the same: on one worker, the tasks waiting for it after
-// their f returned plus those still in f can grow only at an entry that
-// finds none of the former (a hand-off gives the worker to one of them
-// first), and that entry leaves at most the cap's worth in f.
+// bounded all the same: on one worker, the resumable carriers (sections
+// whose f returned, joins whose event is set) plus the sections in f
+// grow at an entry only if no carrier was resumable (a hand-off gives the
+// worker to a resumable one first), and that entry leaves at most the
+// cap's worth in f; joins add only the carriers they park anyway
+// (carrier.md, Costs).
 //
 // Costs: a section that does not block costs two goroutine switches (the
 // hand-off, and the hand-back at the new holder's first safe point), two
