@@ -22,6 +22,11 @@ import (
 //		sums[i] = checksum(data)
 //	})
 //
+// (A parallel loop has a few pieces per worker, each running its
+// iterations in order, so this loop has about that many reads in flight;
+// for a blocking call per item and all of them in flight at once, run a
+// task per item, with a task block's Run.)
+//
 // Blocking finds the calling task itself (a goroutine id and a table
 // lookup per open pool: nanoseconds). Called from a goroutine that is not
 // running a task of any pool, or from inside another section, it just
