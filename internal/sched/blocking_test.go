@@ -415,3 +415,25 @@ func TestBlockingWorkerMisuse(t *testing.T) {
 		t.Error("after the section the task does not hold its worker")
 	}
 }
+
+// A task of one pool that calls another pool waits in a blocking section:
+// a chain that goes back and forth between two pools of one worker each
+// (a task of a waiting for b, whose task waits for a) completes, where a
+// blocked worker of a would have deadlocked it.
+func TestCrossPoolChainCompletes(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	a := pool.New(pool.WithWorkers(1))
+	b := pool.New(pool.WithWorkers(1))
+	defer a.Close()
+	defer b.Close()
+	for i := 0; i < small(100, 20); i++ {
+		got := forkjoin.Invoke(a, func(*pool.Worker) int {
+			return forkjoin.Invoke(b, func(*pool.Worker) int {
+				return forkjoin.Invoke(a, func(*pool.Worker) int { return 42 }) + 1
+			}) + 1
+		})
+		if got != 44 {
+			t.Fatalf("round %d: got %d, want 44", i, got)
+		}
+	}
+}
