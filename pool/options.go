@@ -36,14 +36,21 @@ func WithWorkers(n int) Option {
 	return func(c *Config) { c.Workers = n }
 }
 
-// WithDequeCapacity sets the capacity of each worker's deque. It panics if
-// n < 1.
+// WithDequeCapacity sets the capacity of each worker's deque, rounded up
+// to a power of two. The limit is 2^30 (1<<30) entries, the largest deque
+// whose indices the deque's arithmetic supports; forks beyond a deque's
+// capacity go to the pool's injector anyway. It panics, at the call, if
+// n < 1 or n > 2^30.
 func WithDequeCapacity(n int) Option {
-	if n < 1 {
-		panic(fmt.Sprintf("pool: WithDequeCapacity(%d): capacity must be at least 1", n))
+	if n < 1 || n > maxDequeCapacity {
+		panic(fmt.Sprintf("pool: WithDequeCapacity(%d): capacity must be between 1 and 1<<30 (%d)", n, maxDequeCapacity))
 	}
 	return func(c *Config) { c.DequeCapacity = n }
 }
+
+// maxDequeCapacity is the largest capacity WithDequeCapacity accepts, the
+// deque package's limit.
+const maxDequeCapacity = 1 << 30
 
 // WithName names the pool for Stats, profiles and traces.
 func WithName(name string) Option {
