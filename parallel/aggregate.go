@@ -19,7 +19,6 @@ func Min[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 	}
 	// The built-in min is associative and commutative, NaNs and zeros
 	// included, so pieces may be reduced and combined in any grouping.
-	checkRunner(r)
 	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
@@ -37,7 +36,6 @@ func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 	if len(s) == 0 {
 		panic("parallel: Max of an empty slice")
 	}
-	checkRunner(r)
 	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
@@ -69,7 +67,6 @@ func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 		}
 		return a
 	}
-	checkRunner(r)
 	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
@@ -99,7 +96,6 @@ func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 		}
 		return a
 	}
-	checkRunner(r)
 	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
@@ -119,7 +115,6 @@ func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 // opts are passed to Reduce, so an option of Reduce that fixes the split
 // fixes the sum too.
 func Sum[S ~[]E, E constraints.Integer | constraints.Float | constraints.Complex](r pool.Runner, s S, opts ...Option) E {
-	checkRunner(r)
 	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) E {
 		var t E
 		for _, e := range s[lo:hi] {
@@ -138,7 +133,6 @@ func CountFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 	if f == nil {
 		panic("parallel: CountFunc with a nil function")
 	}
-	checkRunner(r)
 	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) int {
 		c := 0
 		for _, e := range s[lo:hi] {

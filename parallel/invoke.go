@@ -17,6 +17,7 @@ import (
 //		func(w *pool.Worker) { parallel.Sort(w, a) },
 //		func(w *pool.Worker) { parallel.Sort(w, b) })
 func Do(r pool.Runner, fs ...func(w *pool.Worker)) {
+	w := enter(r)
 	for i, f := range fs {
 		if f == nil {
 			panic(fmt.Sprintf("parallel: Do with a nil function (argument %d)", i))
@@ -26,10 +27,10 @@ func Do(r pool.Runner, fs ...func(w *pool.Worker)) {
 	case 0:
 		return
 	case 1:
-		on(r, fs[0])
+		run(r, w, fs[0])
 		return
 	}
-	on(r, func(w *pool.Worker) { do(w, fs) })
+	run(r, w, func(w *pool.Worker) { do(w, fs) })
 }
 
 // do runs fs, of length >= 1, by recursive halving, so that a long

@@ -36,6 +36,7 @@ func For[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worke
 			i := at(lo, a)
 			for n := b - a; n > 0; {
 				if ctl.stopped() {
+					ctl.skip()
 					return
 				}
 				m := min(n, pollEvery)
@@ -69,10 +70,12 @@ func ForErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Wo
 			i := at(lo, a)
 			for n := b - a; n > 0; {
 				if ctl.done != nil && ctl.stopped() {
+					ctl.skip()
 					return
 				}
 				for m := min(n, pollEvery); m > 0; m-- {
 					if flag.Load() {
+						ctl.skip()
 						return
 					}
 					if err := body(w, i); err != nil {
@@ -127,15 +130,16 @@ func ForRangeErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *po
 // and returns the call's first error.
 func loop[I constraints.Integer](r pool.Runner, lo, hi I, opts []Option,
 	mk func(ctl *control) func(w *pool.Worker, a, b uint64)) error {
-	if hi <= lo {
-		return nil
-	}
+	w := enter(r)
 	c := makeConfig(opts)
 	ctl := newControl(&c)
 	defer ctl.unwatch()
+	if hi <= lo {
+		return ctl.finish() // a context done already is reported all the same
+	}
 	leaf := mk(ctl)
 	n := span(lo, hi)
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		s := newSplitter(w, &c, ctl)
 		s.forEach(w, 0, n, s.refresh, false, leaf)
 	})

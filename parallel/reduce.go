@@ -15,6 +15,10 @@ import (
 // otherwise, so identity need only be the result for "no elements".
 // combine only ever sees values that chunk returned or that combine made
 // from them: never a zero value standing for a piece that did not run.
+// chunk and combine are called from several workers at once (combine
+// runs as the pieces' results come in, on whichever worker finished
+// them), so both must be safe for concurrent use: a pure function of its
+// arguments is.
 //
 //	sum := parallel.Reduce(p, 0, len(xs), 0.0,
 //		func(w *pool.Worker, lo, hi int) float64 {
@@ -85,16 +89,17 @@ func ReduceErr[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T
 
 func reduceOn[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	mk func(ctl *control) func(w *pool.Worker, a, b uint64) partial[T], combine func(a, b T) T, opts []Option) (T, error) {
-	if hi <= lo {
-		return identity, nil
-	}
+	w := enter(r)
 	c := makeConfig(opts)
 	ctl := newControl(&c)
 	defer ctl.unwatch()
+	if hi <= lo {
+		return identity, ctl.finish() // a context done already is reported all the same
+	}
 	leaf := mk(ctl)
 	n := span(lo, hi)
 	var res partial[T]
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		s := newSplitter(w, &c, ctl)
 		res = reduce(s, w, 0, n, s.refresh, false, leaf, combine)
 	})

@@ -1,15 +1,35 @@
 package parallel
 
-import "github.com/forkjoin/fj/pool"
+import (
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/pool"
+)
 
-// on calls f on a worker of r: inline on the caller's worker if it runs a
-// task of r's pool (pool.Enter decides, as for every fj call), submitted
-// and waited for otherwise. A panic in f reaches the caller as a
-// *pool.PanicError.
-func on(r pool.Runner, f func(w *pool.Worker)) {
-	if w := pool.Enter(r); w != nil {
-		w.Run(f)
+// Every entry point starts with enter, before it looks at its other
+// arguments' contents (an empty slice, an empty range): a closed pool, a
+// nil Runner or a *Worker used where it must not be panics the same way
+// whatever the input (pool.Enter decides, as for every fj call, in
+// nanoseconds). The worker it returns, or nil, then goes to run.
+
+// enter returns the caller's own worker if the call runs on it (r is a
+// *Worker held by the caller, or a *Pool whose task the caller runs), or
+// nil if the work must be submitted to r's pool; it panics on a Runner
+// that cannot run the call.
+func enter(r pool.Runner) *pool.Worker { return pool.Enter(r) }
+
+// run calls f on a worker of r: inline on w, the caller's worker that
+// enter returned, or, if w is nil, submitted to r's pool and waited for.
+// A panic in f reaches the caller as a *pool.PanicError either way.
+func run(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) {
+	if w != nil {
+		if p := sched.Capture(func() { f(w) }); p != nil {
+			panic(p.Err)
+		}
 		return
 	}
 	r.Pool().Run(f)
 }
+
+// on is enter and run in one, for entry points that have nothing to
+// decide before they start.
+func on(r pool.Runner, f func(w *pool.Worker)) { run(r, enter(r), f) }

@@ -21,6 +21,7 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 	if op == nil {
 		panic("parallel: Scan with a nil op")
 	}
+	w := enter(r)
 	n := len(s)
 	if n < 2 {
 		return
@@ -30,7 +31,7 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 	if minPiece == 0 {
 		minPiece = scanMinPiece
 	}
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		pieces := min(4*w.Pool().Workers(), n/minPiece)
 		if pieces < 2 {
 			for i := 1; i < n; i++ {

@@ -29,7 +29,7 @@ func IndexFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 		panic("parallel: IndexFunc with a nil function")
 	}
 	n := len(s)
-	checkRunner(r)
+	enter(r) // before the shortcut for empty input, as every entry point
 	if n == 0 {
 		return -1
 	}
@@ -76,7 +76,7 @@ func ContainsFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Opt
 	if f == nil {
 		panic("parallel: ContainsFunc with a nil function")
 	}
-	checkRunner(r)
+	enter(r) // before the shortcut for empty input, as every entry point
 	if len(s) == 0 {
 		return false
 	}

@@ -46,16 +46,16 @@ import (
 // of length 0 and 1 are left alone. Nobody else may modify s while Sort
 // runs.
 func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S) {
+	w := enter(r)
 	n := len(s)
 	if n < 2 {
 		return
 	}
-	checkRunner(r)
 	if n <= sortCutoff {
 		inline(func() { slices.Sort(s) })
 		return
 	}
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers())}
 		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
 	})
@@ -92,16 +92,16 @@ func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
 	if cmp == nil {
 		panic("parallel: SortFunc with a nil cmp function")
 	}
+	w := enter(r)
 	n := len(s)
 	if n < 2 {
 		return
 	}
-	checkRunner(r)
 	if n <= funcCutoff {
 		inline(func() { slices.SortFunc(s, cmp) })
 		return
 	}
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers())}
 		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
 	})
@@ -120,11 +120,6 @@ const (
 	// slices.SortFunc's.
 	funcCutoff = 1 << 13
 )
-
-// checkRunner panics, as every entry point does, if r cannot run the
-// call (see pool.Enter): for calls that may finish without a round trip
-// through the pool.
-func checkRunner(r pool.Runner) { pool.Enter(r) }
 
 // inline runs f, a sequential sort, on the calling goroutine and re-raises
 // a panic in it as a *pool.PanicError, as if f had run on a worker: any

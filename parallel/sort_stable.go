@@ -49,11 +49,11 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
 	if cmp == nil {
 		panic("parallel: SortStableFunc with a nil cmp function")
 	}
+	w := enter(r)
 	n := len(s)
 	if n < 2 {
 		return
 	}
-	checkRunner(r)
 	if n <= stableCutoff {
 		inline(func() { slices.SortStableFunc(s, cmp) })
 		return
@@ -64,7 +64,7 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
 	for n>>depth > stableLeaf {
 		depth += 2
 	}
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		// Sorted input needs no buffer, and strictly descending input
 		// only a reversal (no two elements are equal, so that is
 		// stable). On other input these scans stop at once.

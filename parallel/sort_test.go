@@ -697,11 +697,12 @@ func TestSortArgumentChecks(t *testing.T) {
 	var nilWorker *pool.Worker
 	expect("Sort nil worker", "nil *pool.Worker", func() { parallel.Sort(nilWorker, make([]int, 100000)) })
 
-	// Nothing to do: no check of the runner, no pool round trip.
-	parallel.Sort(nil, []int{})
-	parallel.Sort(nil, []int{1})
-	parallel.SortFunc(nil, []int{1}, cmp.Compare[int])
-	parallel.SortStableFunc(nil, []int(nil), cmp.Compare[int])
+	// Nothing to do still checks the runner first, as every entry point
+	// does (see TestEveryEntryPointChecksItsRunner).
+	expect("Sort nil runner, empty", "nil pool.Runner", func() { parallel.Sort(nil, []int{}) })
+	expect("Sort nil runner, one", "nil pool.Runner", func() { parallel.Sort(nil, []int{1}) })
+	expect("SortFunc nil runner, one", "nil pool.Runner", func() { parallel.SortFunc(nil, []int{1}, cmp.Compare[int]) })
+	expect("SortStableFunc nil runner, nil", "nil pool.Runner", func() { parallel.SortStableFunc(nil, []int(nil), cmp.Compare[int]) })
 
 	closed := pool.New(pool.WithWorkers(1))
 	closed.Close()
