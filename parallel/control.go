@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 )
 
@@ -35,7 +36,15 @@ type control struct {
 	flag *StopFlag
 	done <-chan struct{} // ctx.Done(), or nil for no context
 	ctx  context.Context
-	err  atomic.Pointer[error] // the first error; nil while there is none
+	// err is the first error, nil while there is none. It is written
+	// under mu, not with an atomic pointer: that would allocate, and a
+	// failing body must stop the others before anything that can take
+	// time (see fail).
+	mu  sync.Mutex
+	err error
+	// cut is set when some of the call's work was skipped or cut short
+	// because the call was stopping: the call did not complete.
+	cut atomic.Bool
 	// end unregisters the context.AfterFunc that sets flag.
 	end func() bool
 }
@@ -79,10 +88,16 @@ func (ctl *control) finish() error {
 	return ctl.result()
 }
 
-// fail records err if it is the call's first error, and stops the call.
+// fail stops the call, and records err if it is the call's first error.
+// The flag comes first, so that the other workers stop before their next
+// iteration even if recording takes a while.
 func (ctl *control) fail(err error) {
-	ctl.err.CompareAndSwap(nil, &err)
 	ctl.flag.Stop()
+	ctl.mu.Lock()
+	if ctl.err == nil {
+		ctl.err = err
+	}
+	ctl.mu.Unlock()
 }
 
 // stopped reports whether pieces should stop. Besides the flag it looks
@@ -104,10 +119,17 @@ func (ctl *control) stopped() bool {
 	return false
 }
 
+// skip records that some work was skipped or cut short because the call
+// is stopping.
+func (ctl *control) skip() {
+	if !ctl.cut.Load() { // do not dirty the shared line on every call
+		ctl.cut.Store(true)
+	}
+}
+
 // result is the error the Err forms return: the first error, or nil.
 func (ctl *control) result() error {
-	if p := ctl.err.Load(); p != nil {
-		return *p
-	}
-	return nil
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	return ctl.err
 }

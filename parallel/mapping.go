@@ -33,8 +33,14 @@ func MapErr[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) (R
 	out := make([]R, len(s))
 	err := ForErr(r, 0, len(s), func(w *pool.Worker, i int) error {
 		v, err := f(w, s[i])
+		if err != nil {
+			// Return the error before storing anything: the store may
+			// be a first touch of fresh memory, and the other workers
+			// must learn of the error first.
+			return err
+		}
 		out[i] = v
-		return err
+		return nil
 	}, opts...)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,7 @@ func at[I constraints.Integer](lo I, off uint64) I { return lo + I(off) }
 // piece ran to its end.
 func (s *splitter) run(w *pool.Worker, lo, hi uint64, leaf func(w *pool.Worker, lo, hi uint64)) bool {
 	if s.ctl.stopped() {
+		s.ctl.skip()
 		return false
 	}
 	returned := false
@@ -87,6 +88,7 @@ func (s *splitter) split(n uint64, splits int, stolen bool) (int, bool) {
 // in parallel; hi > lo. stolen tells whether this piece was stolen.
 func (s *splitter) forEach(w *pool.Worker, lo, hi uint64, splits int, stolen bool, leaf func(w *pool.Worker, lo, hi uint64)) {
 	if s.ctl.flag.f.Load() {
+		s.ctl.skip()
 		return // stopping: do not fork what would be skipped anyway
 	}
 	n := hi - lo
@@ -120,6 +122,7 @@ type partial[T any] struct {
 func reduce[T any](s *splitter, w *pool.Worker, lo, hi uint64, splits int, stolen bool,
 	leaf func(w *pool.Worker, lo, hi uint64) partial[T], combine func(a, b T) T) partial[T] {
 	if s.ctl.flag.f.Load() {
+		s.ctl.skip()
 		return partial[T]{}
 	}
 	n := hi - lo
