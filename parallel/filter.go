@@ -21,17 +21,32 @@ import (
 // order: it must be safe for concurrent use. opts are as for ForRange; the
 // grain counts elements.
 //
-// A panic in keep is re-raised as in For, and no result is returned.
+// With a Context that ends, or a Stop flag that is set, before Filter has
+// completed both passes, Filter returns nil: a result that leaves out
+// elements it did not get to test would be wrong, and one holding zero
+// values in their place would not even be made of elements of s. Check
+// ctx.Err() or the flag to tell that nil from "no element kept". A
+// panic in keep is re-raised as in For, and no result is returned.
 // Filter panics if keep is nil.
 //
 //	evens := parallel.Filter(p, xs, func(x int) bool { return x%2 == 0 })
 func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option) S {
+	w := enter(r)
 	if keep == nil {
 		panic("parallel: Filter with a nil keep function")
 	}
-	checkRunner(r)
 	n := len(s)
 	if n == 0 {
+		return nil
+	}
+	c := makeConfig(opts)
+	if c.grain > 0 {
+		// The loops below run over blocks: translate the grain.
+		c.grain = (c.grain + filterBlock - 1) / filterBlock
+	}
+	ctl := newControl(&c)
+	defer ctl.unwatch()
+	if ctl.stopped() {
 		return nil
 	}
 	// Blocks are whole words of the bitmap, so that the workers never
@@ -54,7 +69,7 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 		// One block: no task pays off. Run keep here, but report its
 		// panic as the parallel path does.
 		inline(func() { mark(0) })
-		if counts[0] == 0 {
+		if counts[0] == 0 || ctl.stopped() {
 			return nil
 		}
 		out := make(S, counts[0])
@@ -62,33 +77,36 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 		return out
 	}
 
-	c := makeConfig(opts)
-	blockOpts := opts
-	if c.grain > 0 {
-		// The loops below run over blocks: translate the grain.
-		blockOpts = append(opts[:len(opts):len(opts)], Grain((c.grain+filterBlock-1)/filterBlock))
-	}
-	ForRange(r, 0, nb, func(_ *pool.Worker, blo, bhi int) {
-		for b := blo; b < bhi; b++ {
-			mark(b)
+	var out S
+	run(r, w, func(w *pool.Worker) {
+		sp := newSplitter(w, &c, ctl)
+		sp.forEach(w, 0, uint64(nb), sp.refresh, false, func(_ *pool.Worker, blo, bhi uint64) {
+			for b := blo; b < bhi; b++ {
+				mark(int(b))
+			}
+		})
+		if ctl.cut.Load() {
+			return
 		}
-	}, blockOpts...)
-
-	// counts[b] becomes the offset of block b in the result.
-	total := 0
-	for b, c := range counts {
-		counts[b] = total
-		total += c
-	}
-	if total == 0 {
+		// counts[b] becomes the offset of block b in the result.
+		total := 0
+		for b, c := range counts {
+			counts[b] = total
+			total += c
+		}
+		if total == 0 {
+			return
+		}
+		out = make(S, total)
+		sp.forEach(w, 0, uint64(nb), sp.refresh, false, func(_ *pool.Worker, blo, bhi uint64) {
+			for b := int(blo); b < int(bhi); b++ {
+				gather(out[counts[b]:], s, marks, b*filterBlock, min((b+1)*filterBlock, n))
+			}
+		})
+	})
+	if ctl.cut.Load() {
 		return nil
 	}
-	out := make(S, total)
-	ForRange(r, 0, nb, func(_ *pool.Worker, blo, bhi int) {
-		for b := blo; b < bhi; b++ {
-			gather(out[counts[b]:], s, marks, b*filterBlock, min((b+1)*filterBlock, n))
-		}
-	}, blockOpts...)
 	return out
 }
 
