@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -18,8 +19,12 @@ import (
 //		(*counts.Get(w))[words[i]]++
 //	})
 //
-// The value of a worker is created on the worker's first Get, by init.
-// Entries are padded so that two workers' values never share a cache
+// The value of a worker is created on the worker's first Get, by init,
+// exactly once: if init itself waits (a parallel call inside init lets
+// its worker run other tasks meanwhile), a Get from one of those tasks
+// waits for init to return instead of running it again. init must
+// therefore not Get the value it is making, directly or from the tasks of
+// a parallel call it makes: that would wait for itself. Entries are padded so that two workers' values never share a cache
 // line (provided T holds its state inline or in memory of its own).
 //
 // A task that starts a nested parallel call may be suspended in it while
@@ -33,11 +38,18 @@ type PerWorker[T any] struct {
 
 // perWorkerSlot pads every value by two cache lines on each side (the
 // adjacent-line prefetcher pulls lines in pairs), whatever the size of T.
+//
+// Only the task holding the slot's worker touches it, so its fields need
+// no atomics: a task that waits hands the worker over, and the hand-over
+// orders what it wrote before what the next holder reads.
 type perWorkerSlot[T any] struct {
 	_   [128]byte
 	v   T
 	set bool
-	_   [128]byte
+	// making is non-nil while init runs for this slot: a Get that finds
+	// it waits for it (init has parked, and the worker runs other tasks).
+	making *sched.Latch
+	_      [128]byte
 }
 
 // NewPerWorker returns a PerWorker for r's pool (r.Pool()), whose values
@@ -65,12 +77,33 @@ func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	}
 	s := &pw.slots[w.ID()]
 	if !s.set {
-		if pw.init != nil {
-			s.v = pw.init()
-		}
-		s.set = true
+		pw.make(w, s)
 	}
 	return &s.v
+}
+
+// make runs init for s, w's slot, unless it is running already: then it
+// waits for it. If init panics, the slot is left unset, and a waiting Get
+// runs init itself.
+func (pw *PerWorker[T]) make(w *pool.Worker, s *perWorkerSlot[T]) {
+	for !s.set {
+		if l := s.making; l != nil {
+			sched.From[sched.Worker](w).WaitFor(l)
+			continue
+		}
+		l := new(sched.Latch)
+		s.making = l
+		func() {
+			defer func() {
+				s.making = nil
+				l.Set()
+			}()
+			if pw.init != nil {
+				s.v = pw.init()
+			}
+			s.set = true
+		}()
+	}
 }
 
 // All returns the values that have been created, with the ID of their
