@@ -1,9 +1,12 @@
 package parallel
 
 import (
+	"cmp"
 	"iter"
+	"slices"
 
 	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -41,6 +44,7 @@ func ForSeq[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, e E
 			flag := &ctl.flag.f
 			for _, e := range items {
 				if flag.Load() {
+					ctl.skip()
 					return
 				}
 				body(w, e)
@@ -69,6 +73,7 @@ func ForSeqErr[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, 
 			flag := &ctl.flag.f
 			for _, e := range items {
 				if flag.Load() {
+					ctl.skip()
 					return
 				}
 				if err := body(w, e); err != nil {
@@ -107,6 +112,7 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 			flag := &ctl.flag.f
 			for i, e := range items {
 				if flag.Load() {
+					ctl.skip()
 					return
 				}
 				out[i] = f(w, e)
@@ -125,7 +131,10 @@ const seqMaxBatch = 128
 
 // pullSeq pulls seq on a worker of r, cuts it into batches, and runs
 // start(batch) for each as a forked task. It returns once every batch has
-// ended, re-raising the first panic of a batch or the seq's own.
+// ended. If batches or seq itself panicked, it then raises the panic that
+// happened first, with the others in its Later (see pool.PanicError): a
+// seq that panics when told to stop, after a body's panic stopped it,
+// loses neither.
 func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, start func(items []E) func(w *pool.Worker)) {
 	on(r, func(w *pool.Worker) {
 		size, grow := 1, true
@@ -134,22 +143,20 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 		}
 		ahead := 4 * w.Pool().Workers() // batches in flight before the puller helps
 		var pending []*forkjoin.Future[struct{}]
-		var first any // the first batch panic, in batch order
+		var panics []*sched.Panic
 		join := func(f *forkjoin.Future[struct{}]) {
-			defer func() {
-				if r := recover(); r != nil {
-					if first == nil {
-						first = r
-					}
-					ctl.flag.Stop()
-				}
-			}()
-			f.Join(w)
+			// A batch's panic comes back from Join as the PanicError
+			// first captured, with its number: Capture keeps it.
+			if p := sched.Capture(func() { f.Join(w) }); p != nil {
+				panics = append(panics, p)
+				ctl.flag.Stop()
+			}
 		}
 		submit := func(items []E) {
 			task := start(items)
 			pending = append(pending, forkjoin.Fork(w, func(w *pool.Worker) struct{} {
 				if ctl.stopped() {
+					ctl.skip()
 					return struct{}{} // the call stopped before this batch started
 				}
 				returned := false
@@ -170,41 +177,81 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 		}
 
 		// Whatever happens to the pulling, no batch is left behind: join
-		// them all, and only then let a panic of seq itself go on.
-		returned := false
+		// them all, also while a runtime.Goexit in seq unwinds.
+		finished := false
 		defer func() {
-			if !returned {
-				ctl.flag.Stop() // seq panicked: skip the batches not started
-			}
-			for _, f := range pending {
-				join(f)
-			}
-			if returned && first != nil {
-				panic(first)
-			}
-		}()
-		if !ctl.stopped() {
-			batch := make([]E, 0, min(size, seqMaxBatch)) // a huge Grain must not allocate ahead of the items
-			flag := &ctl.flag.f
-			for e := range seq {
-				batch = append(batch, e)
-				if len(batch) == size {
-					submit(batch)
-					if grow && size < seqMaxBatch {
-						size *= 2
-					}
-					batch = make([]E, 0, min(size, seqMaxBatch))
-					if ctl.stopped() {
-						break
-					}
-				} else if flag.Load() {
-					break
+			if !finished {
+				ctl.flag.Stop()
+				for _, f := range pending {
+					join(f)
 				}
 			}
-			if len(batch) > 0 && !ctl.stopped() {
-				submit(batch)
-			}
+		}()
+		if p := sched.Capture(func() { pull(seq, size, grow, ctl, submit) }); p != nil {
+			ctl.flag.Stop() // skip the batches not started
+			panics = append(panics, p)
 		}
-		returned = true
+		for _, f := range pending {
+			join(f)
+		}
+		finished = true
+		if len(panics) > 0 {
+			panic(firstPanic(panics))
+		}
 	})
+}
+
+// pull cuts seq into batches and hands each to submit, until seq ends or
+// the call stops.
+func pull[E any](seq iter.Seq[E], size int, grow bool, ctl *control, submit func(items []E)) {
+	if ctl.stopped() {
+		ctl.skip()
+		return
+	}
+	batch := make([]E, 0, min(size, seqMaxBatch)) // a huge Grain must not allocate ahead of the items
+	flag := &ctl.flag.f
+	for e := range seq {
+		batch = append(batch, e)
+		if len(batch) == size {
+			submit(batch)
+			if grow && size < seqMaxBatch {
+				size *= 2
+			}
+			batch = make([]E, 0, min(size, seqMaxBatch))
+			if ctl.stopped() {
+				ctl.skip()
+				return
+			}
+		} else if flag.Load() {
+			ctl.skip()
+			return
+		}
+	}
+	if len(batch) > 0 {
+		if ctl.stopped() {
+			ctl.skip()
+			return
+		}
+		submit(batch)
+	}
+}
+
+// firstPanic returns the error to raise for several panics of one call:
+// the one captured first, with the others appended to its Later in the
+// order they were captured, so that errors.Is and errors.As reach all of
+// them. The first is copied, not modified: others may hold it.
+func firstPanic(ps []*sched.Panic) error {
+	slices.SortFunc(ps, func(a, b *sched.Panic) int { return cmp.Compare(a.Seq, b.Seq) })
+	pe, ok := ps[0].Err.(*pool.PanicError)
+	if !ok || len(ps) == 1 {
+		return ps[0].Err
+	}
+	c := *pe
+	c.Later = slices.Clip(c.Later)
+	for _, p := range ps[1:] {
+		if l, ok := p.Err.(*pool.PanicError); ok && l != pe {
+			c.Later = append(c.Later, l)
+		}
+	}
+	return &c
 }
