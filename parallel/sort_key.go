@@ -51,9 +51,14 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 	if key == nil {
 		panic("parallel: SortByKey with a nil key function")
 	}
-	checkRunner(r)
+	w := enter(r)
 	n := len(s)
 	if n < 2 {
+		if n == 1 {
+			// Nothing to sort, but key is called once per element,
+			// and a panic in it is reported as on a longer slice.
+			inline(func() { key(s[0]) })
+		}
 		return
 	}
 	rs := &radixSorter[E]{s: s, k: make([]uint64, n)}
@@ -71,7 +76,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		}
 		return
 	}
-	on(r, func(w *pool.Worker) {
+	run(r, w, func(w *pool.Worker) {
 		type bitsSeen struct{ or, and uint64 }
 		seen := Reduce(w, 0, n, bitsSeen{0, ^uint64(0)}, func(_ *pool.Worker, lo, hi int) bitsSeen {
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])
