@@ -109,8 +109,10 @@ func TestErrFormsOnEmptyInputReportADoneContext(t *testing.T) {
 	cancel(cause)
 	opt := parallel.Context(ctx)
 	for name, call := range map[string]func() error{
-		"ForErr":      func() error { return parallel.ForErr(p, 5, 5, func(*pool.Worker, int) error { return nil }, opt) },
-		"ForRangeErr": func() error { return parallel.ForRangeErr(p, 0, -1, func(*pool.Worker, int, int) error { return nil }, opt) },
+		"ForErr": func() error { return parallel.ForErr(p, 5, 5, func(*pool.Worker, int) error { return nil }, opt) },
+		"ForRangeErr": func() error {
+			return parallel.ForRangeErr(p, 0, -1, func(*pool.Worker, int, int) error { return nil }, opt)
+		},
 		"MapErr": func() error {
 			out, err := parallel.MapErr(p, []int{}, func(_ *pool.Worker, x int) (int, error) { return x, nil }, opt)
 			if out != nil {
