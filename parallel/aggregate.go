@@ -11,38 +11,42 @@ import (
 // Min returns the minimal value in s, as slices.Min does, computed in
 // parallel: the result of the built-in min over all elements, so for
 // floating-point numbers it is a NaN if any element is a NaN, and -0 if the
-// minimum is a zero and any minimal zero is -0. opts are as for Reduce.
-// Min panics if s is empty.
+// minimum is a zero and any minimal zero is -0. opts are as for Reduce
+// (see the table in the package documentation): with a Context that ends
+// or a Stop flag that is set, Min returns early with the minimum of the
+// elements it looked at, an unspecified part of s (s[0] if none): check
+// ctx.Err() or the flag afterwards. Min panics if s is empty.
 func Min[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 	if len(s) == 0 {
 		panic("parallel: Min of an empty slice")
 	}
 	// The built-in min is associative and commutative, NaNs and zeros
 	// included, so pieces may be reduced and combined in any grouping.
-	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+	return reduceSlice(r, "Min", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
 			m = min(m, e)
 		}
 		return m
-	}, func(a, b E) E { return min(a, b) }, opts...)
+	}, func(a, b E) E { return min(a, b) }, opts)
 }
 
 // Max returns the maximal value in s, as slices.Max does, computed in
 // parallel: the result of the built-in max over all elements, so for
 // floating-point numbers it is a NaN if any element is a NaN. opts are as
-// for Reduce. Max panics if s is empty.
+// for Reduce; a call that stops early returns the maximum of the elements
+// it looked at, as Min does. Max panics if s is empty.
 func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 	if len(s) == 0 {
 		panic("parallel: Max of an empty slice")
 	}
-	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+	return reduceSlice(r, "Max", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
 			m = max(m, e)
 		}
 		return m
-	}, func(a, b E) E { return max(a, b) }, opts...)
+	}, func(a, b E) E { return max(a, b) }, opts)
 }
 
 // MinFunc returns the minimal element of s by cmp, computed in parallel;
@@ -50,8 +54,10 @@ func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 // slices.MinFunc does. cmp is called as slices.MinFunc calls it, with a
 // later element first: cmp(later, earlier) < 0 makes the later element
 // the new minimum. It may be called from several workers at once and must
-// be safe for concurrent use. opts are as for Reduce; a panic in cmp is
-// re-raised as in For. MinFunc panics if s is empty or cmp is nil.
+// be safe for concurrent use. opts are as for Reduce; a call that stops
+// early returns the first minimal element of those it looked at, as Min
+// does. A panic in cmp is re-raised as in For. MinFunc panics if s is
+// empty or cmp is nil.
 func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) E {
 	if cmp == nil {
 		panic("parallel: MinFunc with a nil cmp function")
@@ -67,13 +73,13 @@ func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 		}
 		return a
 	}
-	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+	return reduceSlice(r, "MinFunc", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
 			m = pick(m, e)
 		}
 		return m
-	}, pick, opts...)
+	}, pick, opts)
 }
 
 // MaxFunc returns the maximal element of s by cmp, computed in parallel;
@@ -81,8 +87,10 @@ func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 // slices.MaxFunc does. cmp is called as slices.MaxFunc calls it, with a
 // later element first: cmp(later, earlier) > 0 makes the later element
 // the new maximum. It may be called from several workers at once and must
-// be safe for concurrent use. opts are as for Reduce; a panic in cmp is
-// re-raised as in For. MaxFunc panics if s is empty or cmp is nil.
+// be safe for concurrent use. opts are as for Reduce; a call that stops
+// early returns the first maximal element of those it looked at, as Min
+// does. A panic in cmp is re-raised as in For. MaxFunc panics if s is
+// empty or cmp is nil.
 func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) E {
 	if cmp == nil {
 		panic("parallel: MaxFunc with a nil cmp function")
@@ -96,13 +104,13 @@ func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 		}
 		return a
 	}
-	return Reduce(r, 0, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+	return reduceSlice(r, "MaxFunc", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
 			m = pick(m, e)
 		}
 		return m
-	}, pick, opts...)
+	}, pick, opts)
 }
 
 // Sum returns the sum of the elements of s, 0 if s is empty, computed in
@@ -112,28 +120,31 @@ func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 // overflow exactly as a sequential sum does. Floating-point sums are
 // grouped differently from a sequential loop, so they may differ from it
 // in the last bits, and from run to run as the split adapts to the load;
-// opts are passed to Reduce, so an option of Reduce that fixes the split
-// fixes the sum too.
+// opts are as for Reduce, so Deterministic fixes the sum too. With a
+// Context that ends or a Stop flag that is set, Sum returns early with the
+// sum of the elements it looked at, an unspecified part of s (0 if none):
+// check ctx.Err() or the flag afterwards.
 func Sum[S ~[]E, E constraints.Integer | constraints.Float | constraints.Complex](r pool.Runner, s S, opts ...Option) E {
-	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) E {
+	return reduceSlice(r, "Sum", len(s), 0, func(_ *pool.Worker, lo, hi int) E {
 		var t E
 		for _, e := range s[lo:hi] {
 			t += e
 		}
 		return t
-	}, func(a, b E) E { return a + b }, opts...)
+	}, func(a, b E) E { return a + b }, opts)
 }
 
 // CountFunc returns the number of elements e of s for which f(e) is true,
 // computed in parallel. f is called exactly once per element, from several
 // workers at once, and must be safe for concurrent use. opts are as for
-// Reduce; a panic in f is re-raised as in For. CountFunc panics if f is
-// nil.
+// Reduce; a call that stops early (Context, Stop) returns the count among
+// the elements it looked at, as Sum does. A panic in f is re-raised as in
+// For. CountFunc panics if f is nil.
 func CountFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option) int {
 	if f == nil {
 		panic("parallel: CountFunc with a nil function")
 	}
-	return Reduce(r, 0, len(s), 0, func(_ *pool.Worker, lo, hi int) int {
+	return reduceSlice(r, "CountFunc", len(s), 0, func(_ *pool.Worker, lo, hi int) int {
 		c := 0
 		for _, e := range s[lo:hi] {
 			if f(e) {
@@ -141,5 +152,17 @@ func CountFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 			}
 		}
 		return c
-	}, func(a, b int) int { return a + b }, opts...)
+	}, func(a, b int) int { return a + b }, opts)
+}
+
+// reduceSlice is Reduce over [0, n) for the aggregates, with the call's
+// name in the panics about its options.
+func reduceSlice[T any](r pool.Runner, call string, n int, identity T,
+	chunk func(w *pool.Worker, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
+	l := loop[T, int]{chunk: chunk, combine: combine}
+	res, _ := runLoop(r, call, optsReduce, 0, n, &l, opts)
+	if !res.ok {
+		return identity
+	}
+	return res.v
 }

@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -16,6 +17,10 @@ type StopFlag struct {
 	_ [64]byte
 	f atomic.Bool
 	_ [63]byte
+	// hooks are the calls made with WithContext that use this flag: they
+	// cancel their bodies' contexts when the flag is set.
+	mu    sync.Mutex
+	hooks []*bodyContext
 }
 
 // Stopped reports whether the flag has been set: a body that runs long can
@@ -27,77 +32,136 @@ func (f *StopFlag) Stopped() bool { return f.f.Load() }
 func (f *StopFlag) Stop() {
 	if !f.f.Load() { // do not dirty the shared line on every call
 		f.f.Store(true)
+		f.notify()
 	}
 }
 
+// notify cancels the bodies' contexts of the calls that use f, once f is
+// set. It runs at most once per hook: it takes the list.
+func (f *StopFlag) notify() {
+	f.mu.Lock()
+	hs := f.hooks
+	f.hooks = nil
+	f.mu.Unlock()
+	for _, h := range hs {
+		h.cancel(nil)
+	}
+}
+
+// hook makes setting f cancel b's context: now, if f is set already.
+// A setter stores the flag before it takes mu, and hook looks at the
+// flag under mu: either it sees the flag set, or the setter's notify
+// finds b in the list.
+func (f *StopFlag) hook(b *bodyContext) {
+	f.mu.Lock()
+	if f.f.Load() {
+		f.mu.Unlock()
+		b.cancel(nil)
+		return
+	}
+	f.hooks = append(f.hooks, b)
+	f.mu.Unlock()
+}
+
+// unhook removes b from f's list, when its call returns.
+func (f *StopFlag) unhook(b *bodyContext) {
+	f.mu.Lock()
+	if i := slices.Index(f.hooks, b); i >= 0 {
+		f.hooks = slices.Delete(f.hooks, i, i+1)
+	}
+	f.mu.Unlock()
+}
+
 // control is what the pieces of one call share: the stop flag, the first
-// error and the context.
+// error, the context, and whether work was cut short. A call makes one
+// only when it needs one: when it was given a context or a flag, or, for
+// a loop, when it first splits (see loop.share). A loop that runs on its
+// caller's worker without splitting has none and allocates nothing.
 type control struct {
-	flag *StopFlag
-	done <-chan struct{} // ctx.Done(), or nil for no context
+	own  StopFlag  // the flag of a call given none
+	flag *StopFlag // own, or the one given with Stop
+	done <-chan struct{}
 	ctx  context.Context
-	// err is the first error, nil while there is none. It is written
-	// under mu, not with an atomic pointer: that would allocate, and a
-	// failing body must stop the others before anything that can take
-	// time (see fail).
-	mu  sync.Mutex
-	err error
+	body *bodyContext // WithContext's, or nil
+	// end unregisters the context.AfterFunc that sets flag.
+	end func() bool
+
 	// cut is set when some of the call's work was skipped or cut short
 	// because the call was stopping: the call did not complete.
 	cut atomic.Bool
-	// end unregisters the context.AfterFunc that sets flag.
-	end func() bool
+
+	// The outcome, written under mu rather than with an atomic pointer:
+	// that would allocate, and a failing body must stop the others before
+	// anything that can take time (see fail).
+	mu       sync.Mutex
+	err      error // the first error of a body
+	failed   bool  // some body failed (err may be unset: see ctxFirst)
+	ctxFirst bool  // the context ended before any body failed and before any Stop
 }
 
 // newControl prepares a call's control from its options. The caller must
-// defer unwatch, and call finish to learn the call's error.
+// call finish (which unwatches the context) once the call's work has
+// ended.
 func newControl(c *config) *control {
-	ctl := &control{flag: c.stop}
+	ctl := &control{flag: c.stop, body: c.body}
 	if ctl.flag == nil {
-		ctl.flag = new(StopFlag)
+		ctl.flag = &ctl.own
+	}
+	if ctl.body != nil {
+		ctl.flag.hook(ctl.body)
 	}
 	if ctx := c.ctx; ctx != nil {
 		if done := ctx.Done(); done != nil {
 			ctl.ctx, ctl.done = ctx, done
 			if ctx.Err() != nil {
-				ctl.fail(context.Cause(ctx))
+				ctl.ctxEnded()
+				ctl.cut.Store(true) // the call runs nothing, because of ctx
 			} else {
 				// The flag, not the context, is what bodies and
 				// iterations poll: set it as soon as ctx ends, from
 				// whatever goroutine ends it.
-				ctl.end = context.AfterFunc(ctx, func() { ctl.fail(context.Cause(ctx)) })
+				ctl.end = context.AfterFunc(ctx, ctl.ctxEnded)
 			}
 		}
 	}
 	return ctl
 }
 
-// unwatch unregisters the context watch.
-func (ctl *control) unwatch() {
-	if ctl.end != nil {
-		ctl.end()
+// ctxEnded records that the context ended, unless the call was already
+// stopping for another reason (an error, a panic, Stop), and stops it.
+func (ctl *control) ctxEnded() {
+	if ctl.flag.f.Load() {
+		return
 	}
-}
-
-// finish returns the error the Err forms report, once the call's work has
-// ended: the first error, or the context's cause if the context is done by
-// now, even if every piece had already run (a caller who cancelled must
-// not take a nil for "all done before the cancel").
-func (ctl *control) finish() error {
-	ctl.stopped()
-	return ctl.result()
+	ctl.mu.Lock()
+	if !ctl.failed {
+		ctl.ctxFirst = true
+	}
+	ctl.mu.Unlock()
+	ctl.flag.Stop()
 }
 
 // fail stops the call, and records err if it is the call's first error.
 // The flag comes first, so that the other workers stop before their next
-// iteration even if recording takes a while.
+// iteration even if what follows takes a while; then the bodies' context
+// is cancelled with err as its cause, as errgroup's is.
 func (ctl *control) fail(err error) {
-	ctl.flag.Stop()
+	first := !ctl.flag.f.Load()
+	if first {
+		ctl.flag.f.Store(true)
+	}
 	ctl.mu.Lock()
-	if ctl.err == nil {
+	ctl.failed = true
+	if ctl.err == nil && !ctl.ctxFirst {
 		ctl.err = err
 	}
 	ctl.mu.Unlock()
+	if ctl.body != nil {
+		ctl.body.cancel(err)
+	}
+	if first {
+		ctl.flag.notify() // other calls sharing the flag
+	}
 }
 
 // stopped reports whether pieces should stop. Besides the flag it looks
@@ -111,7 +175,7 @@ func (ctl *control) stopped() bool {
 	if ctl.done != nil {
 		select {
 		case <-ctl.done:
-			ctl.fail(context.Cause(ctl.ctx))
+			ctl.ctxEnded()
 			return true
 		default:
 		}
@@ -127,9 +191,32 @@ func (ctl *control) skip() {
 	}
 }
 
-// result is the error the Err forms return: the first error, or nil.
-func (ctl *control) result() error {
+// finish ends the call's watch of its context and returns the error the
+// Err forms report, once the call's work has ended (it may be called
+// again, with the same result):
+//
+//   - the first error a body returned, unless the context had ended
+//     before it;
+//   - context.Cause(ctx) if the context ended first and the call did not
+//     complete: some work was skipped, cut short, or failed;
+//   - nil otherwise: every piece of work completed without error, whatever
+//     the context did meanwhile, or the call was stopped with Stop (a
+//     break).
+func (ctl *control) finish() error {
+	if ctl.end != nil {
+		ctl.end()
+	}
+	if ctl.body != nil {
+		ctl.flag.unhook(ctl.body)
+		ctl.body.cancel(nil) // the call is over, as errgroup's Wait cancels
+	}
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
+	if ctl.ctxFirst {
+		if ctl.cut.Load() || ctl.failed {
+			return context.Cause(ctl.ctx)
+		}
+		return nil
+	}
 	return ctl.err
 }

@@ -39,13 +39,13 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 	if n == 0 {
 		return nil
 	}
-	c := makeConfig(opts)
+	c := parse("Filter", optsLoop, opts)
 	if c.grain > 0 {
 		// The loops below run over blocks: translate the grain.
 		c.grain = (c.grain + filterBlock - 1) / filterBlock
 	}
 	ctl := newControl(&c)
-	defer ctl.unwatch()
+	defer ctl.finish()
 	if ctl.stopped() {
 		return nil
 	}
@@ -79,8 +79,7 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 
 	var out S
 	run(r, w, func(w *pool.Worker) {
-		sp := newSplitter(w, &c, ctl)
-		sp.forEach(w, 0, uint64(nb), sp.refresh, false, func(_ *pool.Worker, blo, bhi uint64) {
+		forPieces(w, ctl, c.grain, uint64(nb), func(_ *pool.Worker, blo, bhi uint64) {
 			for b := blo; b < bhi; b++ {
 				mark(int(b))
 			}
@@ -98,7 +97,7 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 			return
 		}
 		out = make(S, total)
-		sp.forEach(w, 0, uint64(nb), sp.refresh, false, func(_ *pool.Worker, blo, bhi uint64) {
+		forPieces(w, ctl, c.grain, uint64(nb), func(_ *pool.Worker, blo, bhi uint64) {
 			for b := int(blo); b < int(bhi); b++ {
 				gather(out[counts[b]:], s, marks, b*filterBlock, min((b+1)*filterBlock, n))
 			}

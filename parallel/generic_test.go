@@ -16,7 +16,8 @@ import (
 // checks that every index in the range is visited once and nothing else.
 // The ranges are small (at most a few thousand indices) but placed at the
 // limits of the type.
-func checkRange[I constraints.Integer](t *testing.T, p *pool.Pool, lo, hi I, opts ...parallel.Option) {
+func checkRange[I constraints.Integer](t *testing.T, p *pool.Pool, lo, hi I, g grainCase) {
+	opts, redOpts := []parallel.Option{g.loop}, []parallel.Option{g.reduce}
 	t.Helper()
 	want := 0
 	if hi > lo {
@@ -61,7 +62,7 @@ func checkRange[I constraints.Integer](t *testing.T, p *pool.Pool, lo, hi I, opt
 	type piece struct{ lo, hi I }
 	got := parallel.Reduce(p, lo, hi, []piece(nil), func(_ *pool.Worker, a, b I) []piece {
 		return []piece{{a, b}}
-	}, func(x, y []piece) []piece { return append(append([]piece(nil), x...), y...) }, opts...)
+	}, func(x, y []piece) []piece { return append(append([]piece(nil), x...), y...) }, redOpts...)
 	if want == 0 {
 		if got != nil {
 			t.Fatalf("Reduce on empty [%d, %d) = %v", lo, hi, got)
@@ -81,11 +82,17 @@ func checkRange[I constraints.Integer](t *testing.T, p *pool.Pool, lo, hi I, opt
 	}
 }
 
+// grainCase is an option for the loops and one for Reduce.
+type grainCase struct{ loop, reduce parallel.Option }
+
 func TestGenericIndexTypesAtTheirLimits(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	for _, workers := range []int{1, 3} {
 		p := pool.New(pool.WithWorkers(workers))
-		for _, g := range []parallel.Option{nil, parallel.Grain(1), parallel.Grain(7), parallel.Deterministic()} {
+		for _, g := range []grainCase{
+			{nil, nil}, {parallel.Grain(1), parallel.Grain(1)}, {parallel.Grain(7), parallel.Grain(7)},
+			{nil, parallel.Deterministic()}, // For and ForRange do not take it
+		} {
 			checkRange[int8](t, p, math.MinInt8, math.MaxInt8, g)
 			checkRange[int8](t, p, -5, 5, g)
 			checkRange[int8](t, p, 5, -5, g)

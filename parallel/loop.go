@@ -28,27 +28,8 @@ func For[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worke
 	if body == nil {
 		panic("parallel: For with a nil body")
 	}
-	loop(r, lo, hi, opts, func(ctl *control) func(w *pool.Worker, a, b uint64) {
-		return func(w *pool.Worker, a, b uint64) {
-			// The flag and the context every pollEvery iterations, not
-			// every one: for trivial bodies even a plain load per
-			// iteration costs a quarter of the loop.
-			i := at(lo, a)
-			for n := b - a; n > 0; {
-				if ctl.stopped() {
-					ctl.skip()
-					return
-				}
-				m := min(n, pollEvery)
-				n -= m
-				// end is at most hi, so it is representable in I
-				// (the addition wraps, if at all, back into range).
-				for end := i + I(m); i != end; i++ {
-					body(w, i)
-				}
-			}
-		}
-	})
+	l := loop[struct{}, I]{body: body}
+	runLoop(r, "For", optsLoop, lo, hi, &l, opts)
 }
 
 // ForErr is For for a body that can fail. The first non-nil error stops
@@ -64,36 +45,10 @@ func ForErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Wo
 	if body == nil {
 		panic("parallel: ForErr with a nil body")
 	}
-	return loop(r, lo, hi, opts, func(ctl *control) func(w *pool.Worker, a, b uint64) {
-		return func(w *pool.Worker, a, b uint64) {
-			flag := &ctl.flag.f
-			i := at(lo, a)
-			for n := b - a; n > 0; {
-				if ctl.done != nil && ctl.stopped() {
-					ctl.skip()
-					return
-				}
-				for m := min(n, pollEvery); m > 0; m-- {
-					if flag.Load() {
-						ctl.skip()
-						return
-					}
-					if err := body(w, i); err != nil {
-						ctl.fail(err)
-						return
-					}
-					i++
-				}
-				n -= min(n, pollEvery)
-			}
-		}
-	})
+	l := loop[struct{}, I]{bodyErr: body}
+	_, err := runLoop(r, "ForErr", optsLoop, lo, hi, &l, opts)
+	return err
 }
-
-// pollEvery is how many iterations of For run between two looks at the
-// stop flag and the context: often enough that a loop stops within
-// microseconds, rarely enough that the look costs nothing.
-const pollEvery = 64
 
 // ForRange calls body(w, lo', hi') for disjoint, non-empty pieces [lo', hi')
 // that cover [lo, hi) exactly, in parallel, and returns when all calls have
@@ -105,9 +60,8 @@ func ForRange[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.
 	if body == nil {
 		panic("parallel: ForRange with a nil body")
 	}
-	loop(r, lo, hi, opts, func(*control) func(w *pool.Worker, a, b uint64) {
-		return func(w *pool.Worker, a, b uint64) { body(w, at(lo, a), at(lo, b)) }
-	})
+	l := loop[struct{}, I]{rng: body}
+	runLoop(r, "ForRange", optsLoop, lo, hi, &l, opts)
 }
 
 // ForRangeErr is ForRange for a body that can fail, with ForErr's
@@ -117,31 +71,7 @@ func ForRangeErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *po
 	if body == nil {
 		panic("parallel: ForRangeErr with a nil body")
 	}
-	return loop(r, lo, hi, opts, func(ctl *control) func(w *pool.Worker, a, b uint64) {
-		return func(w *pool.Worker, a, b uint64) {
-			if err := body(w, at(lo, a), at(lo, b)); err != nil {
-				ctl.fail(err)
-			}
-		}
-	})
-}
-
-// loop runs the leaf that mk makes for the call's control over [lo, hi),
-// and returns the call's first error.
-func loop[I constraints.Integer](r pool.Runner, lo, hi I, opts []Option,
-	mk func(ctl *control) func(w *pool.Worker, a, b uint64)) error {
-	w := enter(r)
-	c := makeConfig(opts)
-	ctl := newControl(&c)
-	defer ctl.unwatch()
-	if hi <= lo {
-		return ctl.finish() // a context done already is reported all the same
-	}
-	leaf := mk(ctl)
-	n := span(lo, hi)
-	run(r, w, func(w *pool.Worker) {
-		s := newSplitter(w, &c, ctl)
-		s.forEach(w, 0, n, s.refresh, false, leaf)
-	})
-	return ctl.finish()
+	l := loop[struct{}, I]{rngErr: body}
+	_, err := runLoop(r, "ForRangeErr", optsLoop, lo, hi, &l, opts)
+	return err
 }

@@ -12,11 +12,12 @@ func Map[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) R, op
 		panic("parallel: Map with a nil function")
 	}
 	out := make([]R, len(s))
-	ForRange(r, 0, len(s), func(w *pool.Worker, lo, hi int) {
+	l := loop[struct{}, int]{rng: func(w *pool.Worker, lo, hi int) {
 		for i, e := range s[lo:hi] {
 			out[lo+i] = f(w, e)
 		}
-	}, opts...)
+	}}
+	runLoop(r, "Map", optsLoop, 0, len(s), &l, opts)
 	return out
 }
 
@@ -31,7 +32,7 @@ func MapErr[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) (R
 		panic("parallel: MapErr with a nil function")
 	}
 	out := make([]R, len(s))
-	err := ForErr(r, 0, len(s), func(w *pool.Worker, i int) error {
+	l := loop[struct{}, int]{bodyErr: func(w *pool.Worker, i int) error {
 		v, err := f(w, s[i])
 		if err != nil {
 			// Return the error before storing anything: the store may
@@ -41,7 +42,8 @@ func MapErr[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) (R
 		}
 		out[i] = v
 		return nil
-	}, opts...)
+	}}
+	_, err := runLoop(r, "MapErr", optsLoop, 0, len(s), &l, opts)
 	if err != nil {
 		return nil, err
 	}

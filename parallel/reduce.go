@@ -48,12 +48,12 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	if combine == nil {
 		panic("parallel: Reduce with a nil combine function")
 	}
-	res, _ := reduceOn(r, lo, hi, identity, func(*control) func(w *pool.Worker, a, b uint64) partial[T] {
-		return func(w *pool.Worker, a, b uint64) partial[T] {
-			return partial[T]{chunk(w, at(lo, a), at(lo, b)), true}
-		}
-	}, combine, opts)
-	return res
+	l := loop[T, I]{chunk: chunk, combine: combine}
+	res, _ := runLoop(r, "Reduce", optsReduce, lo, hi, &l, opts)
+	if !res.ok {
+		return identity
+	}
+	return res.v
 }
 
 // ReduceErr is Reduce for a chunk function that can fail. The first
@@ -71,40 +71,10 @@ func ReduceErr[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T
 	if combine == nil {
 		panic("parallel: ReduceErr with a nil combine function")
 	}
-	res, err := reduceOn(r, lo, hi, identity, func(ctl *control) func(w *pool.Worker, a, b uint64) partial[T] {
-		return func(w *pool.Worker, a, b uint64) partial[T] {
-			v, err := chunk(w, at(lo, a), at(lo, b))
-			if err != nil {
-				ctl.fail(err)
-				return partial[T]{}
-			}
-			return partial[T]{v, true}
-		}
-	}, combine, opts)
-	if err != nil {
+	l := loop[T, I]{chunkErr: chunk, combine: combine}
+	res, err := runLoop(r, "ReduceErr", optsReduce, lo, hi, &l, opts)
+	if err != nil || !res.ok {
 		return identity, err
 	}
-	return res, nil
-}
-
-func reduceOn[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
-	mk func(ctl *control) func(w *pool.Worker, a, b uint64) partial[T], combine func(a, b T) T, opts []Option) (T, error) {
-	w := enter(r)
-	c := makeConfig(opts)
-	ctl := newControl(&c)
-	defer ctl.unwatch()
-	if hi <= lo {
-		return identity, ctl.finish() // a context done already is reported all the same
-	}
-	leaf := mk(ctl)
-	n := span(lo, hi)
-	var res partial[T]
-	run(r, w, func(w *pool.Worker) {
-		s := newSplitter(w, &c, ctl)
-		res = reduce(s, w, 0, n, s.refresh, false, leaf, combine)
-	})
-	if !res.ok {
-		res.v = identity
-	}
-	return res.v, ctl.finish()
+	return res.v, nil
 }

@@ -16,6 +16,13 @@ import "github.com/forkjoin/fj/pool"
 // slices (under the grain, or a few thousand elements by default) are
 // scanned sequentially. Panics are handled as in For.
 //
+// With a Context that ends, or a Stop flag that is set, Scan stops
+// between pieces and returns: every element of s then holds either its
+// original value or its final one (the prefix), as a piece is scanned in
+// place all at once or not at all. Check ctx.Err() or the flag afterwards.
+// A call whose context is done, or whose flag is set, already leaves s as
+// it was.
+//
 //	parallel.Scan(p, counts, func(a, b int) int { return a + b }) // counts become offsets+count
 func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) {
 	if op == nil {
@@ -26,10 +33,15 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 	if n < 2 {
 		return
 	}
-	c := makeConfig(opts)
+	c := parse("Scan", optsLoop, opts)
 	minPiece := c.grain
 	if minPiece == 0 {
 		minPiece = scanMinPiece
+	}
+	ctl := newControl(&c)
+	defer ctl.finish()
+	if ctl.stopped() {
+		return
 	}
 	run(r, w, func(w *pool.Worker) {
 		pieces := min(4*w.Pool().Workers(), n/minPiece)
@@ -45,8 +57,8 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 		// nobody needs). The first piece is scanned outright: its
 		// total is its last element, and pass 2 can skip it.
 		totals := make([]E, pieces-1)
-		ForRange(w, 0, pieces-1, func(w *pool.Worker, klo, khi int) {
-			for k := klo; k < khi; k++ {
+		forPieces(w, ctl, 1, uint64(pieces-1), func(w *pool.Worker, klo, khi uint64) {
+			for k := int(klo); k < int(khi); k++ {
 				lo, hi := bound(k), bound(k+1)
 				if k == 0 {
 					for i := lo + 1; i < hi; i++ {
@@ -61,7 +73,10 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 				}
 				totals[k] = acc
 			}
-		}, Grain(1))
+		})
+		if ctl.stopped() {
+			return
+		}
 
 		// Prefixes of the totals: totals[k] becomes the combination of
 		// pieces 0..k, the carry into piece k+1.
@@ -70,15 +85,15 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 		}
 
 		// Pass 2: scan pieces 1..pieces-1, starting from their carry.
-		ForRange(w, 1, pieces, func(w *pool.Worker, klo, khi int) {
-			for k := klo; k < khi; k++ {
+		forPieces(w, ctl, 1, uint64(pieces-1), func(w *pool.Worker, klo, khi uint64) {
+			for k := int(klo) + 1; k < int(khi)+1; k++ {
 				lo, hi := bound(k), bound(k+1)
 				s[lo] = op(totals[k-1], s[lo])
 				for i := lo + 1; i < hi; i++ {
 					s[i] = op(s[i-1], s[i])
 				}
 			}
-		}, Grain(1))
+		})
 	})
 }
 

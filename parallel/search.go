@@ -22,21 +22,20 @@ import (
 // first hit, if f panics there.
 //
 // f may be called from several workers at once and must be safe for
-// concurrent use. opts are as for ForRange. A panic in f is re-raised as in
-// For. IndexFunc panics if f is nil.
+// concurrent use. opts are as for ForRange. With a Context that ends or a
+// Stop flag that is set before the answer is known, IndexFunc returns
+// early with -1 or the index of an element that satisfies f, not
+// necessarily the first: check ctx.Err() or the flag afterwards. A panic
+// in f is re-raised as in For. IndexFunc panics if f is nil.
 func IndexFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option) int {
 	if f == nil {
 		panic("parallel: IndexFunc with a nil function")
 	}
 	n := len(s)
-	enter(r) // before the shortcut for empty input, as every entry point
-	if n == 0 {
-		return -1
-	}
 	// best is the leftmost hit found so far, n while there is none.
 	var best atomic.Int64
 	best.Store(int64(n))
-	ForRange(r, 0, n, func(_ *pool.Worker, lo, hi int) {
+	l := loop[struct{}, int]{rng: func(_ *pool.Worker, lo, hi int) {
 		for b := lo; b < hi; b += searchBlock {
 			if int64(b) >= best.Load() {
 				return
@@ -55,7 +54,8 @@ func IndexFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 				}
 			}
 		}
-	}, opts...)
+	}}
+	runLoop(r, "IndexFunc", optsLoop, 0, n, &l, opts)
 	if i := best.Load(); i < int64(n) {
 		return int(i)
 	}
@@ -70,18 +70,17 @@ func IndexFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 // for any of them is raised even if another element satisfies f.
 //
 // f may be called from several workers at once and must be safe for
-// concurrent use. opts are as for ForRange. A panic in f is re-raised as in
-// For. ContainsFunc panics if f is nil.
+// concurrent use. opts are as for ForRange. With a Context that ends or a
+// Stop flag that is set, ContainsFunc returns early: true is always right
+// (an element satisfies f), but false then only says that none of the
+// elements it looked at does: check ctx.Err() or the flag afterwards. A
+// panic in f is re-raised as in For. ContainsFunc panics if f is nil.
 func ContainsFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option) bool {
 	if f == nil {
 		panic("parallel: ContainsFunc with a nil function")
 	}
-	enter(r) // before the shortcut for empty input, as every entry point
-	if len(s) == 0 {
-		return false
-	}
 	var found atomic.Bool
-	ForRange(r, 0, len(s), func(_ *pool.Worker, lo, hi int) {
+	l := loop[struct{}, int]{rng: func(_ *pool.Worker, lo, hi int) {
 		for b := lo; b < hi; b += searchBlock {
 			if found.Load() {
 				return
@@ -93,7 +92,8 @@ func ContainsFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Opt
 				}
 			}
 		}
-	}, opts...)
+	}}
+	runLoop(r, "ContainsFunc", optsLoop, 0, len(s), &l, opts)
 	return found.Load()
 }
 

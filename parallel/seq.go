@@ -36,9 +36,9 @@ func ForSeq[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, e E
 	if body == nil {
 		panic("parallel: ForSeq with a nil body")
 	}
-	c := makeConfig(opts)
+	c := parse("ForSeq", optsLoop, opts)
 	ctl := newControl(&c)
-	defer ctl.unwatch()
+	defer ctl.finish()
 	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
 		return func(w *pool.Worker) {
 			flag := &ctl.flag.f
@@ -65,9 +65,9 @@ func ForSeqErr[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, 
 	if body == nil {
 		panic("parallel: ForSeqErr with a nil body")
 	}
-	c := makeConfig(opts)
+	c := parse("ForSeqErr", optsLoop, opts)
 	ctl := newControl(&c)
-	defer ctl.unwatch()
+	defer ctl.finish()
 	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
 		return func(w *pool.Worker) {
 			flag := &ctl.flag.f
@@ -97,9 +97,9 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 	if f == nil {
 		panic("parallel: MapSeq with a nil function")
 	}
-	c := makeConfig(opts)
+	c := parse("MapSeq", optsLoop, opts)
 	ctl := newControl(&c)
-	defer ctl.unwatch()
+	defer ctl.finish()
 	// Each batch writes its own slice: the list of batches grows on the
 	// puller while workers fill earlier ones.
 	var outs []*[]R

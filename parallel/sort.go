@@ -45,10 +45,20 @@ import (
 // the calling goroutine, without a round trip through the pool; slices
 // of length 0 and 1 are left alone. Nobody else may modify s while Sort
 // runs.
-func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S) {
+//
+// opts may be Context and Stop (other options panic): once the context
+// ends or the flag is set, Sort stops between two partitions and returns, with s holding
+// exactly the elements it held, in no particular order; check ctx.Err()
+// or the flag afterwards. A call whose context is done, or whose flag is
+// set, leaves s as it was.
+func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) {
 	w := enter(r)
+	ctl := sortControl("Sort", opts)
+	if ctl != nil {
+		defer ctl.finish()
+	}
 	n := len(s)
-	if n < 2 {
+	if n < 2 || ctl.stoppedNow() {
 		return
 	}
 	if n <= sortCutoff {
@@ -56,7 +66,7 @@ func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S) {
 		return
 	}
 	run(r, w, func(w *pool.Worker) {
-		q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers())}
+		q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
 		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
 	})
 }
@@ -88,13 +98,23 @@ func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S) {
 // particular order.
 //
 // SortFunc panics if cmp is nil.
-func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
+//
+// opts may be Context and Stop (other options panic): once the context
+// ends or the flag is set, SortFunc stops between two partitions and returns, with s holding
+// exactly the elements it held, in no particular order; check ctx.Err()
+// or the flag afterwards. A call whose context is done, or whose flag is
+// set, leaves s as it was.
+func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) {
 	if cmp == nil {
 		panic("parallel: SortFunc with a nil cmp function")
 	}
 	w := enter(r)
+	ctl := sortControl("SortFunc", opts)
+	if ctl != nil {
+		defer ctl.finish()
+	}
 	n := len(s)
-	if n < 2 {
+	if n < 2 || ctl.stoppedNow() {
 		return
 	}
 	if n <= funcCutoff {
@@ -102,7 +122,7 @@ func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
 		return
 	}
 	run(r, w, func(w *pool.Worker) {
-		q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers())}
+		q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
 		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
 	})
 }
@@ -120,6 +140,26 @@ const (
 	// slices.SortFunc's.
 	funcCutoff = 1 << 13
 )
+
+// sortControl returns the control of a sort given opts, or nil if it has
+// none (the sorts take Context and Stop only).
+func sortControl(call string, opts []Option) *control {
+	c := parse(call, optsSort, opts)
+	if c.ctx == nil && c.stop == nil && c.body == nil {
+		return nil
+	}
+	return newControl(&c)
+}
+
+// stoppedNow reports whether ctl, which may be nil, is stopping, and
+// records that the call skips its work if so.
+func (ctl *control) stoppedNow() bool {
+	if ctl == nil || !ctl.stopped() {
+		return false
+	}
+	ctl.skip()
+	return true
+}
 
 // inline runs f, a sequential sort, on the calling goroutine and re-raises
 // a panic in it as a *pool.PanicError, as if f had run on a worker: any

@@ -47,12 +47,27 @@ type radixKey interface {
 // calling goroutine.
 //
 // SortByKey panics if key is nil.
-func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.Runner, s S, key func(E) K) {
+//
+// opts may be Context and Stop (other options panic): once the context
+// ends or the flag is set, SortByKey stops and returns, with s holding
+// exactly the elements it held: as it was if it stops while computing the
+// keys, in no particular order if it stops while moving the elements (a
+// bucket that has not been sorted yet is copied back in place). Check
+// ctx.Err() or the flag afterwards. A call whose context is done, or whose
+// flag is set, calls key for no element.
+func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.Runner, s S, key func(E) K, opts ...Option) {
 	if key == nil {
 		panic("parallel: SortByKey with a nil key function")
 	}
 	w := enter(r)
+	ctl := sortControl("SortByKey", opts)
+	if ctl != nil {
+		defer ctl.finish()
+	}
 	n := len(s)
+	if n == 0 || ctl.stoppedNow() {
+		return
+	}
 	if n < 2 {
 		if n == 1 {
 			// Nothing to sort, but key is called once per element,
@@ -61,7 +76,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		}
 		return
 	}
-	rs := &radixSorter[E]{s: s, k: make([]uint64, n)}
+	rs := &radixSorter[E]{s: s, k: make([]uint64, n), ctl: ctl}
 	rs.lsdMax = max(radixInsertionMax, radixCacheBytes/int(unsafe.Sizeof(*new(E))+8))
 	if n <= min(rs.lsdMax, radixSeqMax) {
 		// No task pays off; but report a panic in key as the parallel
@@ -78,11 +93,16 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 	}
 	run(r, w, func(w *pool.Worker) {
 		type bitsSeen struct{ or, and uint64 }
-		seen := Reduce(w, 0, n, bitsSeen{0, ^uint64(0)}, func(_ *pool.Worker, lo, hi int) bitsSeen {
+		keys := loop[bitsSeen, int]{chunk: func(_ *pool.Worker, lo, hi int) bitsSeen {
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])
 			return bitsSeen{or, and}
-		}, func(a, b bitsSeen) bitsSeen { return bitsSeen{a.or | b.or, a.and & b.and} })
-		if !rs.plan(seen.or, seen.and) {
+		}, combine: func(a, b bitsSeen) bitsSeen { return bitsSeen{a.or | b.or, a.and & b.and} }, ctl: ctl}
+		keys.setup(w, w.Pool().Workers(), uint64(n), &config{})
+		seen := keys.run(w, 0, uint64(n))
+		if ctl.stoppedNow() || !seen.ok {
+			return // some keys are unknown: nothing has moved
+		}
+		if !rs.plan(seen.v.or, seen.v.and) {
 			return
 		}
 		rs.buf, rs.kbuf = make([]E, n), make([]uint64, n)
@@ -152,6 +172,7 @@ type radixSorter[E any] struct {
 	// lsdMax is the longest range sorted by lsd: about what fits, twice,
 	// in a core's cache.
 	lsdMax int
+	ctl    *control // the call's, if it has options; nil otherwise
 }
 
 // plan sets rs.digits from the OR and the AND of all keys, and reports
@@ -192,6 +213,14 @@ func (rs *radixSorter[E]) ranges(inS bool) (src, dst []E, ksrc, kdst []uint64) {
 // whose keys agree in all digits before rs.digits[d], and leaves it in s.
 func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
 	for {
+		if rs.ctl.stoppedNow() {
+			// Stop here: the range's elements go back to s, unsorted
+			// by the digits that remain.
+			if !inS {
+				rs.copyBack(w, lo, hi)
+			}
+			return
+		}
 		n := hi - lo
 		if n <= rs.lsdMax {
 			rs.lsd(lo, hi, rs.digits[d:], inS)

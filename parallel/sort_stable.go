@@ -45,13 +45,23 @@ import (
 // the buffer, which still holds the merge's input.
 //
 // SortStableFunc panics if cmp is nil.
-func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
+//
+// opts may be Context and Stop (other options panic): once the context
+// ends or the flag is set, SortStableFunc stops before its next merge and returns, with s holding
+// exactly the elements it held, in no particular order; check ctx.Err()
+// or the flag afterwards. A call whose context is done, or whose flag is
+// set, leaves s as it was.
+func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) {
 	if cmp == nil {
 		panic("parallel: SortStableFunc with a nil cmp function")
 	}
 	w := enter(r)
+	ctl := sortControl("SortStableFunc", opts)
+	if ctl != nil {
+		defer ctl.finish()
+	}
 	n := len(s)
-	if n < 2 {
+	if n < 2 || ctl.stoppedNow() {
 		return
 	}
 	if n <= stableCutoff {
@@ -75,7 +85,7 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int) {
 			slices.Reverse(s)
 			return
 		}
-		ms := mergeSorter[E]{s: s, buf: make([]E, n), cmp: cmp}
+		ms := mergeSorter[E]{s: s, buf: make([]E, n), cmp: cmp, ctl: ctl}
 		ms.sort(w, 0, n, depth)
 	})
 }
@@ -113,9 +123,15 @@ const (
 // sorted halves, or in some order), except while a merge from buf into s
 // runs: if that merge panics, its range is copied back from buf before
 // the panic goes on.
+//
+// A sort that stops (Context, Stop) skips the merges that have not
+// started: a merge into buf leaves s as it was, and one into s that does
+// not run leaves there what its halves' merges into buf read, so s holds
+// the range's elements either way.
 type mergeSorter[E any] struct {
 	s, buf []E
 	cmp    func(a, b E) int
+	ctl    *control // the call's, if it has options; nil otherwise
 }
 
 // sort sorts the elements of s[lo:hi] into s (depth even) or buf (depth
@@ -139,6 +155,10 @@ func (ms *mergeSorter[E]) sort(w *pool.Worker, lo, hi, depth int) {
 	} else {
 		ms.sort(w, lo, mid, depth-1)
 		ms.sort(w, mid, hi, depth-1)
+	}
+	if ms.ctl != nil && ms.ctl.stopped() {
+		ms.ctl.skip()
+		return
 	}
 	src, dst := ms.s, ms.buf
 	if depth%2 == 0 {

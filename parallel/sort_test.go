@@ -353,7 +353,7 @@ func TestSortComparisonsAreNLogN(t *testing.T) {
 		v := sh.gen(n, rand.New(rand.NewSource(3)))
 		for _, fn := range []struct {
 			name string
-			sort func(r pool.Runner, s []int64, cmp func(a, b int64) int)
+			sort func(r pool.Runner, s []int64, cmp func(a, b int64) int, opts ...parallel.Option)
 		}{
 			{"SortFunc", parallel.SortFunc[[]int64, int64]},
 			{"SortStableFunc", parallel.SortStableFunc[[]int64, int64]},
@@ -468,7 +468,7 @@ func sortSameElements(a, b []int64) bool {
 
 var sortFuncs = []struct {
 	name string
-	sort func(r pool.Runner, s []int64, cmp func(a, b int64) int)
+	sort func(r pool.Runner, s []int64, cmp func(a, b int64) int, opts ...parallel.Option)
 }{
 	{"SortFunc", parallel.SortFunc[[]int64, int64]},
 	{"SortStableFunc", parallel.SortStableFunc[[]int64, int64]},

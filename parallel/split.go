@@ -2,111 +2,73 @@ package parallel
 
 import (
 	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 	"golang.org/x/exp/constraints"
 )
 
-// The adaptive splitter, after Rayon's: a range is halved recursively with
-// forkjoin.Join. A piece is split while it still has "splits" to spend,
-// which start at a few per worker, so a balanced loop ends up as about four
-// pieces per worker. A piece that was stolen (it runs on another worker than
-// the one that forked it) is evidence that some worker ran out of work, so
-// it gets a fresh budget of splits: imbalanced work is split as finely as
-// the imbalance requires, and no finer. Pieces are never split below the
-// grain.
+// The one core of the range-shaped calls: For, ForErr, ForRange,
+// ForRangeErr and Reduce, ReduceErr (and, through them, Map, MapErr, the
+// aggregates, the searches and Filter) are a loop value with one of its
+// functions set, run by runLoop. Options are parsed once per call, in
+// runLoop.
 //
-// The splitter works on offsets [0, n) from the range's lo, in uint64, so
-// that no integer type and no range (an int8 range of 255 elements, an int64
-// range spanning MinInt64..MaxInt64-1) can overflow: the length of any range
-// of a 64-bit or narrower type fits in a uint64.
+// Lazy splitting (Tzannes et al., "Lazy binary splitting", PPoPP 2010;
+// oneTBB's auto_partitioner and Rayon's adaptive splitter are relatives):
+// a piece of the range runs as a plain loop, in steps, and between two
+// steps looks at whether another worker of the pool is idle (WantsWork:
+// one load of a word every fork loads anyway). Only then does it split
+// what remains in halves, with forkjoin.JoinArgs: it runs the left half
+// itself, lazily again, and the idle worker steals the right half (or, if
+// nobody took it, the join takes it back and runs it the same way). While
+// every worker is busy a loop makes no task at all, so a small loop nested
+// in a loop that keeps the workers busy costs about what the plain loop
+// costs; as soon as one is idle, it gets half of what remains of the
+// largest piece in progress.
 //
-// In deterministic mode the budget is ignored: every piece of 2*grain or
-// more is halved, so the tree depends on n and the grain alone.
+// A step is a few dozen iterations of For's body, or one call of a
+// ForRange body or Reduce chunk on at most a fraction of the range (its
+// pieces cannot be interrupted, so they must stay short enough for an
+// idle worker not to wait long): see steps.
+//
+// The loop value lives on the caller's stack until the first split, which
+// copies it to the heap (share): the pieces that run in parallel must
+// reach it from other workers. Together with the control, made at the
+// same time when the call has no options, that makes a loop that runs on
+// its caller's worker without splitting allocation-free.
+//
+// The core works on offsets [0, n) from the range's lo, in uint64, so that
+// no integer type and no range (an int8 range of 255 elements, an int64
+// range spanning MinInt64..MaxInt64-1) can overflow: the length of any
+// range of a 64-bit or narrower type fits in a uint64.
+//
+// In deterministic mode the split is eager and fixed: every piece of
+// 2*grain or more is halved, so the tree depends on n and the grain alone.
 
-type splitter struct {
-	grain   uint64 // minimum piece length, >= 1
-	refresh int    // the budget a piece starts with, and gets back when stolen
-	det     bool
-	ctl     *control
-}
+type loop[T any, I constraints.Integer] struct {
+	lo I
+	// Exactly one of these is set: the form of the call.
+	body     func(w *pool.Worker, i I)
+	bodyErr  func(w *pool.Worker, i I) error
+	rng      func(w *pool.Worker, lo, hi I)
+	rngErr   func(w *pool.Worker, lo, hi I) error
+	chunk    func(w *pool.Worker, lo, hi I) T
+	chunkErr func(w *pool.Worker, lo, hi I) (T, error)
+	combine  func(a, b T) T // Reduce's
 
-func newSplitter(w *pool.Worker, c *config, ctl *control) *splitter {
-	g := uint64(max(c.grain, 1))
-	if c.det && c.grain == 0 {
-		g = detGrain
-	}
-	return &splitter{grain: g, refresh: 2 * w.Pool().Workers(), det: c.det, ctl: ctl}
-}
+	grain uint64 // minimum piece length, >= 1
+	step  uint64 // the length of a step, >= 1 (see steps)
+	det   bool
 
-// span returns hi-lo, for hi > lo, without overflow: conversion to uint64
-// sign-extends, and the difference modulo 2^64 is the true one.
-func span[I constraints.Integer](lo, hi I) uint64 { return uint64(hi) - uint64(lo) }
-
-// at returns lo+off, the index at offset off (< the range's span). The
-// conversion and the addition wrap, and the wrapped result is the true
-// one because it lies in [lo, hi).
-func at[I constraints.Integer](lo I, off uint64) I { return lo + I(off) }
-
-// run runs one piece, unless the call is stopping; a panic in this one
-// stops the pieces that have not started yet. It reports whether the
-// piece ran to its end.
-func (s *splitter) run(w *pool.Worker, lo, hi uint64, leaf func(w *pool.Worker, lo, hi uint64)) bool {
-	if s.ctl.stopped() {
-		s.ctl.skip()
-		return false
-	}
-	returned := false
-	defer func() {
-		if !returned {
-			s.ctl.flag.Stop()
-		}
-	}()
-	leaf(w, lo, hi)
-	returned = true
-	return true
-}
-
-// split reports whether a piece of length n with budget splits should be
-// halved, and the budget each half gets.
-func (s *splitter) split(n uint64, splits int, stolen bool) (int, bool) {
-	if n < 2*s.grain || n < 2 { // n < 2: 2*grain may have wrapped
-		return 0, false
-	}
-	if s.det {
-		return 0, true
-	}
-	if stolen {
-		return max(s.refresh, splits/2), true
-	}
-	if splits > 0 {
-		return splits / 2, true
-	}
-	return 0, false
-}
-
-// forEach runs leaf over disjoint, non-empty pieces that cover [lo, hi),
-// in parallel; hi > lo. stolen tells whether this piece was stolen.
-func (s *splitter) forEach(w *pool.Worker, lo, hi uint64, splits int, stolen bool, leaf func(w *pool.Worker, lo, hi uint64)) {
-	if s.ctl.flag.f.Load() {
-		s.ctl.skip()
-		return // stopping: do not fork what would be skipped anyway
-	}
-	n := hi - lo
-	next, ok := s.split(n, splits, stolen)
-	if !ok {
-		s.run(w, lo, hi, leaf)
-		return
-	}
-	mid := lo + n/2
-	forkjoin.Join(w,
-		func(w *pool.Worker) struct{} {
-			s.forEach(w, lo, mid, next, false, leaf)
-			return struct{}{}
-		},
-		func(w2 *pool.Worker) struct{} {
-			s.forEach(w2, mid, hi, next, w2 != w, leaf)
-			return struct{}{}
-		})
+	// ctl is the call's control: nil while the loop runs on its
+	// caller's stack with no options (nothing can stop it then, and no
+	// other piece exists to tell of an error: err holds it).
+	ctl *control
+	err error
+	// shared is the copy of the loop on the heap that the pieces share,
+	// made at the first split; the copy's shared is itself.
+	shared *loop[T, I]
+	res    partial[T] // the result, for a loop run from outside the pool
 }
 
 // partial is a reduction's result for a piece, and whether there is one:
@@ -117,31 +79,280 @@ type partial[T any] struct {
 	ok bool
 }
 
-// reduce is forEach for a reduction: the halves' results are combined in
-// index order. leaf computes a piece's result, or reports none.
-func reduce[T any](s *splitter, w *pool.Worker, lo, hi uint64, splits int, stolen bool,
-	leaf func(w *pool.Worker, lo, hi uint64) partial[T], combine func(a, b T) T) partial[T] {
-	if s.ctl.flag.f.Load() {
-		s.ctl.skip()
+// span returns hi-lo, for hi > lo, without overflow: conversion to uint64
+// sign-extends, and the difference modulo 2^64 is the true one.
+func span[I constraints.Integer](lo, hi I) uint64 { return uint64(hi) - uint64(lo) }
+
+// at returns lo+off, the index at offset off (<= the range's span). The
+// conversion and the addition wrap, and the wrapped result is the true
+// one because it lies in [lo, hi].
+func at[I constraints.Integer](lo I, off uint64) I { return lo + I(off) }
+
+// runLoop runs l over [lo, hi) on r: the entry of every range-shaped call.
+// It parses the options (call names the call in panics; accepts are the
+// options it takes), and returns the combined result of the pieces and
+// the call's error.
+func runLoop[T any, I constraints.Integer](r pool.Runner, call string, accepts opt, lo, hi I, l *loop[T, I], opts []Option) (partial[T], error) {
+	w := enter(r)
+	c := parse(call, accepts, opts)
+	if c.ctx != nil || c.stop != nil || c.body != nil {
+		l.ctl = newControl(&c)
+		defer l.ctl.finish() // on a panic too (finish may run twice)
+	}
+	if hi <= lo {
+		if l.ctl != nil {
+			return partial[T]{}, l.ctl.finish() // a context done already is reported all the same
+		}
+		return partial[T]{}, nil
+	}
+	n := span(lo, hi)
+	l.lo = lo
+	l.setup(w, r.Pool().Workers(), n, &c)
+	return l.start(r, w, n)
+}
+
+// setup sets the loop's grain and step for a range of n on a pool of
+// the given number of workers.
+func (l *loop[T, I]) setup(w *pool.Worker, workers int, n uint64, c *config) {
+	l.grain = uint64(max(c.grain, 1))
+	if c.det {
+		l.det = true
+		if c.grain == 0 {
+			l.grain = detGrain
+		}
+	}
+	l.step = l.steps(workers, n)
+}
+
+// steps returns the length of a step for a range of n on a pool of the
+// given number of workers.
+//
+// For's steps are iterations between two looks at the stop flag and at
+// WantsWork: a sixteenth of a worker's share, at most 64 (a look costs
+// two loads; for trivial bodies even that per iteration would cost a
+// quarter of the loop), so that a short loop of long iterations still
+// splits when a worker turns idle. The other forms' steps are calls of
+// their function on a piece: half a worker's share, and at least the
+// grain. On a pool of one worker, which never wants work, a loop that
+// nothing can stop runs in one step.
+func (l *loop[T, I]) steps(workers int, n uint64) uint64 {
+	if workers == 1 && l.ctl == nil {
+		return n
+	}
+	share := n / uint64(workers)
+	if l.body != nil || l.bodyErr != nil {
+		return max(1, min(share/16, pollEvery))
+	}
+	return max(l.grain, share/2, 1)
+}
+
+// pollEvery is the most iterations of For between two looks at the stop
+// flag, the context and WantsWork: often enough that a loop stops, and
+// hands work to an idle worker, within microseconds, rarely enough that
+// the look costs nothing.
+const pollEvery = 64
+
+// start runs the loop over [0, n): here, on w, the caller's worker, or, if
+// w is nil, submitted to r's pool. It returns the result and the call's
+// error.
+func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T], error) {
+	var res partial[T]
+	if w != nil {
+		// Inline, with the panic reported as a *pool.PanicError, as from
+		// a task. The closure does not escape: the loop stays on the
+		// stack unless it splits.
+		if p := sched.Capture(func() { res = l.run(w, 0, n) }); p != nil {
+			panic(p.Err)
+		}
+	} else {
+		sh := l.share()
+		r.Pool().Run(func(w *pool.Worker) { sh.res = sh.run(w, 0, n) })
+		res = sh.res
+	}
+	return res, l.result()
+}
+
+// result is the call's error once its work has ended.
+func (l *loop[T, I]) result() error {
+	if l.err != nil {
+		return l.err
+	}
+	if l.shared != nil && l.shared.ctl != l.ctl {
+		// The control made at the first split: errors, no context.
+		if err := l.shared.ctl.finish(); err != nil {
+			return err
+		}
+	}
+	if l.ctl != nil {
+		return l.ctl.finish()
+	}
+	return nil
+}
+
+// share returns the loop's copy on the heap, making it on the first call,
+// with a control if the loop has none yet.
+func (l *loop[T, I]) share() *loop[T, I] {
+	if l.shared == nil {
+		h := &loop[T, I]{
+			lo: l.lo, body: l.body, bodyErr: l.bodyErr, rng: l.rng, rngErr: l.rngErr,
+			chunk: l.chunk, chunkErr: l.chunkErr, combine: l.combine,
+			grain: l.grain, step: l.step, det: l.det, ctl: l.ctl,
+		}
+		if h.ctl == nil {
+			h.ctl = newControl(&config{})
+		}
+		h.shared = h
+		l.shared = h
+	}
+	return l.shared
+}
+
+// piece is a part [lo, hi) of a shared loop, for JoinArgs.
+type piece[T any, I constraints.Integer] struct {
+	l      *loop[T, I]
+	lo, hi uint64
+}
+
+// runPiece runs a piece on w. A panic in it stops the pieces that have not
+// started yet.
+func runPiece[T any, I constraints.Integer](w *pool.Worker, p piece[T, I]) partial[T] {
+	returned := false
+	defer func() {
+		if !returned {
+			p.l.ctl.flag.Stop()
+		}
+	}()
+	res := p.l.run(w, p.lo, p.hi)
+	returned = true
+	return res
+}
+
+// run runs [lo, hi) on w, in steps, splitting what remains when another
+// worker wants work, and returns the combination of the steps' results.
+func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
+	if l.det {
+		return l.runDet(w, lo, hi)
+	}
+	sw := sched.From[sched.Worker](w)
+	for lo < hi {
+		if l.ctl != nil && l.ctl.stopped() {
+			l.ctl.skip()
+			return acc
+		}
+		n := hi - lo
+		if n/2 >= l.grain && sw.WantsWork() {
+			mid := lo + n/2
+			sh := l.share()
+			a, b := forkjoin.JoinArgs(w, runPiece[T, I], piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
+			return l.merge(l.merge(acc, a), b)
+		}
+		end := lo + min(n, l.step)
+		if hi-end < l.grain {
+			end = hi // no step shorter than the grain at the end
+		}
+		p, ok := l.leaf(w, lo, end)
+		acc = l.merge(acc, p)
+		if !ok {
+			return acc
+		}
+		lo = end
+	}
+	return acc
+}
+
+// runDet is run in deterministic mode: halves down to the grain, whatever
+// the workers do.
+func (l *loop[T, I]) runDet(w *pool.Worker, lo, hi uint64) partial[T] {
+	if l.ctl != nil && l.ctl.stopped() {
+		l.ctl.skip()
 		return partial[T]{}
 	}
 	n := hi - lo
-	next, ok := s.split(n, splits, stolen)
-	if !ok {
-		var res partial[T]
-		s.run(w, lo, hi, func(w *pool.Worker, lo, hi uint64) { res = leaf(w, lo, hi) })
-		return res
+	if n/2 >= l.grain {
+		mid := lo + n/2
+		sh := l.share()
+		a, b := forkjoin.JoinArgs(w, runPiece[T, I], piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
+		return l.merge(a, b)
 	}
-	mid := lo + n/2
-	a, b := forkjoin.Join(w,
-		func(w *pool.Worker) partial[T] { return reduce(s, w, lo, mid, next, false, leaf, combine) },
-		func(w2 *pool.Worker) partial[T] { return reduce(s, w2, mid, hi, next, w2 != w, leaf, combine) })
+	p, _ := l.leaf(w, lo, hi)
+	return p
+}
+
+// merge combines the results of two adjacent pieces, a on the left.
+func (l *loop[T, I]) merge(a, b partial[T]) partial[T] {
 	switch {
 	case a.ok && b.ok:
-		return partial[T]{combine(a.v, b.v), true}
+		return partial[T]{l.combine(a.v, b.v), true}
 	case a.ok:
 		return a
 	default:
 		return b
 	}
+}
+
+// leaf runs the call's function over [lo, hi), a step, and returns its
+// result and whether the loop may go on (false: an error, or a stop
+// noticed inside the step).
+func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], bool) {
+	switch {
+	case l.body != nil:
+		body := l.body
+		for i, end := at(l.lo, lo), at(l.lo, hi); i != end; i++ {
+			body(w, i)
+		}
+	case l.bodyErr != nil:
+		// The flag every iteration: bodies that return an error are
+		// rarely trivial.
+		body := l.bodyErr
+		for i, end := at(l.lo, lo), at(l.lo, hi); i != end; i++ {
+			if l.ctl != nil && l.ctl.flag.f.Load() {
+				l.ctl.skip()
+				return partial[T]{}, false
+			}
+			if err := body(w, i); err != nil {
+				l.fail(err)
+				return partial[T]{}, false
+			}
+		}
+	case l.rng != nil:
+		l.rng(w, at(l.lo, lo), at(l.lo, hi))
+	case l.rngErr != nil:
+		if err := l.rngErr(w, at(l.lo, lo), at(l.lo, hi)); err != nil {
+			l.fail(err)
+			return partial[T]{}, false
+		}
+	case l.chunk != nil:
+		return partial[T]{l.chunk(w, at(l.lo, lo), at(l.lo, hi)), true}, true
+	default:
+		v, err := l.chunkErr(w, at(l.lo, lo), at(l.lo, hi))
+		if err != nil {
+			l.fail(err)
+			return partial[T]{}, false
+		}
+		return partial[T]{v, true}, true
+	}
+	return partial[T]{}, true
+}
+
+// fail records a body's error: in the control, or, on the caller's stack
+// with none, in the loop (no other piece exists to be told).
+func (l *loop[T, I]) fail(err error) {
+	if l.ctl != nil {
+		l.ctl.fail(err)
+		return
+	}
+	l.err = err
+}
+
+// forPieces runs f over disjoint, non-empty pieces that cover [0, n), on
+// w, the calling task's worker, split lazily as a ForRange is, under ctl:
+// for calls made of several loops that share one control (Scan, Filter).
+// grain is the call's Grain (0: the default).
+func forPieces(w *pool.Worker, ctl *control, grain int, n uint64, f func(w *pool.Worker, lo, hi uint64)) {
+	if n == 0 {
+		return
+	}
+	l := loop[struct{}, uint64]{rng: f, ctl: ctl}
+	l.setup(w, w.Pool().Workers(), n, &config{grain: grain})
+	l.run(w, 0, n)
 }

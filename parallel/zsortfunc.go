@@ -13,7 +13,8 @@ import (
 type quickFunc[E any] struct {
 	data   []E
 	cmp    func(a, b E) int
-	spread int // ranges at least this long are partitioned in parallel
+	spread int      // ranges at least this long are partitioned in parallel
+	ctl    *control // the call's, if it has options; nil otherwise
 }
 
 // sort sorts data[a:b]. limit is the number of badly unbalanced
@@ -76,6 +77,13 @@ func (q *quickFunc[E]) sort(w *pool.Worker, a, b, limit int, wasBalanced, wasPar
 
 		balanced := min(mid-a, b-mid-1) >= length/8
 		if length > sortCutoff {
+			// A sort that stops (Context, Stop) stops here, between
+			// partitions: every move is a swap, so data is a
+			// permutation of the input whenever it stops.
+			if q.ctl != nil && q.ctl.stopped() {
+				q.ctl.skip()
+				return
+			}
 			lo, hi, lim := a, b, limit // not a, b, limit: captured, they would escape
 			forkjoin.Join(w,
 				func(w *pool.Worker) struct{} {

@@ -1,0 +1,55 @@
+package parallel
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// WithContext returns an Option that binds a call to parent, as
+// Context(parent) does, and a context, derived from parent, for the
+// call's bodies to use: the call cancels ctx at its first error (then
+// context.Cause(ctx) is that error), when its stop flag is set (Stop, a
+// panic), and when it returns; ctx also ends with parent. It is
+// errgroup.WithContext for a parallel call:
+//
+//	opt, ctx := parallel.WithContext(parent)
+//	err := parallel.ForErr(p, 0, len(urls), func(w *pool.Worker, i int) error {
+//		return fetch(ctx, urls[i]) // returns early once another fetch failed
+//	}, opt)
+//
+// Without it, running bodies are never told that the call is stopping
+// (unless they poll a StopFlag): a body blocked in I/O with the caller's
+// context runs to its end after another body has failed.
+//
+// The call's result follows errgroup's rule: an Err form returns the first
+// error a body returned, or, if parent ended first and some work was
+// skipped or failed, context.Cause(parent); if every piece of work
+// completed without error it returns nil, whatever parent did meanwhile.
+// (The bodies' ctx is always cancelled by then: the call cancels it when
+// it returns, as Wait does for an errgroup.)
+//
+// The option is for one call: a second call given it panics, as does a
+// call given it beside another Context or WithContext option. An option
+// that no call ever uses leaves ctx to end with parent. WithContext(nil)
+// panics.
+func WithContext(parent context.Context) (Option, context.Context) {
+	if parent == nil {
+		panic("parallel: WithContext(nil); use context.Background() for no context")
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	b := &bodyContext{cancel: cancel}
+	return func(c *config) {
+		if c.ctx != nil {
+			panic("parallel: two Context or WithContext options in one call")
+		}
+		c.given |= optContext
+		c.ctx, c.body = parent, b
+	}, ctx
+}
+
+// bodyContext is the state of a WithContext option: the cancel function of
+// the bodies' context, and whether a call has taken the option.
+type bodyContext struct {
+	cancel context.CancelCauseFunc
+	used   atomic.Bool
+}
