@@ -28,14 +28,18 @@ func optionCalls(r pool.Runner, s []int, opts ...parallel.Option) map[string]fun
 	yes := func(int) bool { return true }
 	seq := slices.Values(s)
 	return map[string]func(){
-		"For":            func() { parallel.For(r, 0, n, body, opts...) },
-		"ForErr":         func() { _ = parallel.ForErr(r, 0, n, func(*pool.Worker, int) error { return nil }, opts...) },
-		"ForRange":       func() { parallel.ForRange(r, 0, n, rng, opts...) },
-		"ForRangeErr":    func() { _ = parallel.ForRangeErr(r, 0, n, func(*pool.Worker, int, int) error { return nil }, opts...) },
-		"Reduce":         func() { parallel.Reduce(r, 0, n, 0, chunk, add, opts...) },
-		"ReduceErr":      func() { _, _ = parallel.ReduceErr(r, 0, n, 0, func(*pool.Worker, int, int) (int, error) { return 0, nil }, add, opts...) },
-		"Map":            func() { parallel.Map(r, s, func(_ *pool.Worker, x int) int { return x }, opts...) },
-		"MapErr":         func() { _, _ = parallel.MapErr(r, s, func(_ *pool.Worker, x int) (int, error) { return x, nil }, opts...) },
+		"For":         func() { parallel.For(r, 0, n, body, opts...) },
+		"ForErr":      func() { _ = parallel.ForErr(r, 0, n, func(*pool.Worker, int) error { return nil }, opts...) },
+		"ForRange":    func() { parallel.ForRange(r, 0, n, rng, opts...) },
+		"ForRangeErr": func() { _ = parallel.ForRangeErr(r, 0, n, func(*pool.Worker, int, int) error { return nil }, opts...) },
+		"Reduce":      func() { parallel.Reduce(r, 0, n, 0, chunk, add, opts...) },
+		"ReduceErr": func() {
+			_, _ = parallel.ReduceErr(r, 0, n, 0, func(*pool.Worker, int, int) (int, error) { return 0, nil }, add, opts...)
+		},
+		"Map": func() { parallel.Map(r, s, func(_ *pool.Worker, x int) int { return x }, opts...) },
+		"MapErr": func() {
+			_, _ = parallel.MapErr(r, s, func(_ *pool.Worker, x int) (int, error) { return x, nil }, opts...)
+		},
 		"ForSeq":         func() { parallel.ForSeq(r, seq, body, opts...) },
 		"ForSeqErr":      func() { _ = parallel.ForSeqErr(r, seq, func(*pool.Worker, int) error { return nil }, opts...) },
 		"MapSeq":         func() { parallel.MapSeq(r, seq, func(_ *pool.Worker, x int) int { return x }, opts...) },
