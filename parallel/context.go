@@ -21,6 +21,13 @@ import (
 // (unless they poll a StopFlag): a body blocked in I/O with the caller's
 // context runs to its end after another body has failed.
 //
+// Bodies that wait on ctx are expected to wait, as errgroup's goroutines
+// do, so a call given WithContext also splits as errgroup runs: eagerly,
+// a task per Grain items (one by default), rather than lazily. A body
+// that waits in a blocking section (pool.Blocking) then lets its worker
+// start the next item, and the items are in flight together, up to the
+// pool's cap on sections, instead of one piece at a time.
+//
 // The call's result follows errgroup's rule: an Err form returns the first
 // error a body returned, or, if parent ended first and some work was
 // skipped or failed, context.Cause(parent); if every piece of work

@@ -44,6 +44,12 @@ import (
 //
 // In deterministic mode the split is eager and fixed: every piece of
 // 2*grain or more is halved, so the tree depends on n and the grain alone.
+// A call given WithContext splits the same way, down to its grain (one
+// item by default): its bodies are expected to wait, on I/O with the
+// context they were given, as errgroup's goroutines do, and a body that
+// waits in a blocking section (pool.Blocking) then lets its worker start
+// the next piece instead of holding up the rest of its own. That is
+// errgroup's shape, a task per item, at the cost of a task per item.
 
 type loop[T any, I constraints.Integer] struct {
 	lo I
@@ -58,7 +64,7 @@ type loop[T any, I constraints.Integer] struct {
 
 	grain uint64 // minimum piece length, >= 1
 	step  uint64 // the length of a step, >= 1 (see steps)
-	det   bool
+	eager bool   // split down to the grain at once: Deterministic, WithContext
 
 	// ctl is the call's control: nil while the loop runs on its
 	// caller's stack with no options (nothing can stop it then, and no
@@ -116,10 +122,13 @@ func runLoop[T any, I constraints.Integer](r pool.Runner, call string, accepts o
 func (l *loop[T, I]) setup(w *pool.Worker, workers int, n uint64, c *config) {
 	l.grain = uint64(max(c.grain, 1))
 	if c.det {
-		l.det = true
+		l.eager = true
 		if c.grain == 0 {
 			l.grain = detGrain
 		}
+	}
+	if c.body != nil {
+		l.eager = true
 	}
 	l.step = l.steps(workers, n)
 }
@@ -196,7 +205,7 @@ func (l *loop[T, I]) share() *loop[T, I] {
 		h := &loop[T, I]{
 			lo: l.lo, body: l.body, bodyErr: l.bodyErr, rng: l.rng, rngErr: l.rngErr,
 			chunk: l.chunk, chunkErr: l.chunkErr, combine: l.combine,
-			grain: l.grain, step: l.step, det: l.det, ctl: l.ctl,
+			grain: l.grain, step: l.step, eager: l.eager, ctl: l.ctl,
 		}
 		if h.ctl == nil {
 			h.ctl = newControl(&config{})
@@ -230,8 +239,8 @@ func runPiece[T any, I constraints.Integer](w *pool.Worker, p piece[T, I]) parti
 // run runs [lo, hi) on w, in steps, splitting what remains when another
 // worker wants work, and returns the combination of the steps' results.
 func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
-	if l.det {
-		return l.runDet(w, lo, hi)
+	if l.eager {
+		return l.runEager(w, lo, hi)
 	}
 	sw := sched.From[sched.Worker](w)
 	for lo < hi {
@@ -260,9 +269,9 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 	return acc
 }
 
-// runDet is run in deterministic mode: halves down to the grain, whatever
-// the workers do.
-func (l *loop[T, I]) runDet(w *pool.Worker, lo, hi uint64) partial[T] {
+// runEager is run in deterministic mode and under WithContext: halves
+// down to the grain, whatever the workers do.
+func (l *loop[T, I]) runEager(w *pool.Worker, lo, hi uint64) partial[T] {
 	if l.ctl != nil && l.ctl.stopped() {
 		l.ctl.skip()
 		return partial[T]{}
