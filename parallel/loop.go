@@ -39,7 +39,11 @@ func For[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worke
 // and ForErr returns it once the running
 // pieces have ended, as errgroup.Group.Wait does. With a Context option,
 // the end of ctx stops the call the same way and ForErr returns
-// context.Cause(ctx), unless a body failed first. A panic in body is
+// context.Cause(ctx), unless a body failed first; but if every iteration
+// ran without error, ForErr returns nil whatever ctx did meanwhile, as
+// errgroup does. A Stop flag that is set stops the call as a break: nil.
+// With WithContext, the bodies get a context that the first error
+// cancels, so that running ones return early too. A panic in body is
 // re-raised as in For, whatever errors occurred.
 func ForErr[I constraints.Integer](r pool.Runner, lo, hi I, body func(w *pool.Worker, i I) error, opts ...Option) error {
 	if body == nil {

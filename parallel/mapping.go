@@ -25,8 +25,10 @@ func Map[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) R, op
 // the first error stops the call (pieces not started are skipped, running
 // ones stop before their next element) and MapErr returns nil and that
 // error once the running pieces have ended; with a Context option that
-// ends, it returns nil and context.Cause(ctx). Otherwise it returns the
-// results in the order of s, and nil.
+// ends before every element is done, it returns nil and
+// context.Cause(ctx). Otherwise it returns the results in the order of s,
+// and nil; after a Stop (a break) elements whose f did not run hold R's
+// zero value, as in Map.
 func MapErr[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) (R, error), opts ...Option) ([]R, error) {
 	if f == nil {
 		panic("parallel: MapErr with a nil function")

@@ -61,8 +61,10 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 // ReduceErr returns identity and that error once the running pieces have
 // ended; a chunk's result that comes with an error is never combined. With
 // a Context option, the end of ctx stops the call the same way and
-// ReduceErr returns context.Cause(ctx), unless a chunk failed first.
-// Otherwise it returns Reduce's result and nil. It honours Deterministic.
+// ReduceErr returns identity and context.Cause(ctx), unless a chunk
+// failed first or every chunk had already run (then it is as if ctx had
+// not ended, as errgroup has it). Otherwise it returns Reduce's result and
+// nil. It honours Deterministic.
 func ReduceErr[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	chunk func(w *pool.Worker, lo, hi I) (T, error), combine func(a, b T) T, opts ...Option) (T, error) {
 	if chunk == nil {

@@ -57,7 +57,7 @@ func ForSeq[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, e E
 // the first error stops pulling and skips the batches not started, and
 // ForSeqErr returns it once the running batches have ended; with a
 // Context option that ends, it returns context.Cause(ctx), unless a body
-// failed first.
+// failed first or every item had already run (then nil, as errgroup).
 func ForSeqErr[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, e E) error, opts ...Option) error {
 	if seq == nil {
 		panic("parallel: ForSeqErr with a nil sequence")
