@@ -159,7 +159,7 @@ func TestMapErrStopsAtTheErrorBeforeStoring(t *testing.T) {
 	// of the result, in the middle of the first of two pieces.
 	fail := n / 4
 	runs := fjtest.Small(100, 30)
-	worst := int64(0)
+	lates := make([]int64, 0, runs)
 	for run := 0; run < runs; run++ {
 		debug.FreeOSMemory() // the result's memory is fresh every run
 		var returned atomic.Bool
@@ -177,13 +177,16 @@ func TestMapErrStopsAtTheErrorBeforeStoring(t *testing.T) {
 		if err != boom {
 			t.Fatalf("MapErr: %v, want boom", err)
 		}
-		worst = max(worst, late.Load())
+		lates = append(lates, late.Load())
 	}
 	// Between f's return and the record of its error, another worker may
 	// start an element or two; not the page's worth (512) that it runs
-	// while a store takes a page fault.
-	if worst > 8 {
-		t.Errorf("in one of %d runs, %d elements started after f had returned its error", runs, worst)
+	// while a store takes a page fault. The median, not the worst run: a
+	// run in which the machine deschedules the failing worker's thread
+	// right after f returns lets the other run on whatever the order.
+	slices.Sort(lates)
+	if median := lates[len(lates)/2]; median > 8 {
+		t.Errorf("in half of %d runs, %d or more elements started after f had returned its error (all runs: %v)", runs, median, lates)
 	}
 }
 

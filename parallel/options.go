@@ -53,17 +53,19 @@ func (o opt) String() string {
 
 // parse returns the configuration opts make for the call named call,
 // which takes the options in accepts, and panics, naming the option, if
-// one is not among them. Without options it costs nothing: the options'
-// functions write to a config on the heap, which only a call with options
-// pays for.
+// one is not among them.
 func parse(call string, accepts opt, opts []Option) config {
 	if len(opts) == 0 {
 		return config{}
 	}
-	return parseSlow(call, accepts, opts)
+	return *parseOpts(call, accepts, opts)
 }
 
-func parseSlow(call string, accepts opt, opts []Option) config {
+// parseOpts is parse for a call with options: the options' functions
+// write to a config on the heap, which only a call with options pays for.
+// The loops use it directly, so that a call without options copies no
+// config at all.
+func parseOpts(call string, accepts opt, opts []Option) *config {
 	c := new(config)
 	for _, o := range opts {
 		if o != nil {
@@ -76,7 +78,7 @@ func parseSlow(call string, accepts opt, opts []Option) config {
 	if c.body != nil && !c.body.used.CompareAndSwap(false, true) {
 		panic(fmt.Sprintf("parallel: %s given a WithContext option that another call has used: make one per call, as errgroup.WithContext makes one per group", call))
 	}
-	return *c
+	return c
 }
 
 // Grain sets the minimum number of iterations a task handles: pieces of

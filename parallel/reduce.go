@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 	"golang.org/x/exp/constraints"
 )
@@ -48,8 +49,18 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 	if combine == nil {
 		panic("parallel: Reduce with a nil combine function")
 	}
+	w := enter(r)
+	if w != nil && len(opts) == 0 && hi > lo && span(lo, hi) <= minStep && !wantsWork(w) {
+		// Small, on a worker whose pool has no idle worker: the loop
+		// would run one step, chunk on the whole range. Call it here.
+		var v T
+		if p := sched.Capture(func() { v = chunk(w, lo, hi) }); p != nil {
+			panic(p.Err)
+		}
+		return v
+	}
 	l := loop[T, I]{chunk: chunk, combine: combine}
-	res, _ := runLoop(r, "Reduce", optsReduce, lo, hi, &l, opts)
+	res, _ := runEntered(r, w, "Reduce", optsReduce, lo, hi, &l, opts)
 	if !res.ok {
 		return identity
 	}

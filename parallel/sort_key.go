@@ -97,7 +97,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])
 			return bitsSeen{or, and}
 		}, combine: func(a, b bitsSeen) bitsSeen { return bitsSeen{a.or | b.or, a.and & b.and} }, ctl: ctl}
-		keys.setup(w, w.Pool().Workers(), uint64(n), &config{})
+		keys.setup(w.Pool().Workers(), uint64(n), nil)
 		seen := keys.run(w, 0, uint64(n))
 		if ctl.stoppedNow() || !seen.ok {
 			return // some keys are unknown: nothing has moved

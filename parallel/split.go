@@ -1,6 +1,8 @@
 package parallel
 
 import (
+	"math/bits"
+
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
@@ -17,14 +19,20 @@ import (
 // oneTBB's auto_partitioner and Rayon's adaptive splitter are relatives):
 // a piece of the range runs as a plain loop, in steps, and between two
 // steps looks at whether another worker of the pool is idle (WantsWork:
-// one load of a word every fork loads anyway). Only then does it split
-// what remains in halves, with forkjoin.JoinArgs: it runs the left half
-// itself, lazily again, and the idle worker steals the right half (or, if
-// nobody took it, the join takes it back and runs it the same way). While
-// every worker is busy a loop makes no task at all, so a small loop nested
-// in a loop that keeps the workers busy costs about what the plain loop
-// costs; as soon as one is idle, it gets half of what remains of the
-// largest piece in progress.
+// one load of a word every fork loads anyway), its own worker has no task
+// queued that the idle one could take instead (a split made a moment ago
+// and not stolen yet, or a piece of an enclosing loop, which is larger),
+// and no enclosing loop running on the worker has steps left after the
+// one this loop is nested in (Worker.LoopHint, one owner-only byte that
+// run sets around each step: that loop splits at its next step, a larger
+// piece than a row of this one). Only then does it split what remains in
+// halves, with forkjoin.JoinArgs: it runs the left half itself, lazily
+// again, and the idle worker steals the right half (or, if nobody took it,
+// the join takes it back and runs it the same way). While every worker is
+// busy a loop makes no task at all, so a small loop nested in a loop that
+// keeps the workers busy costs about what the plain loop costs; as soon as
+// one is idle, it gets half of what remains of the outermost piece in
+// progress. split_test.go counts the tasks.
 //
 // A step is a few dozen iterations of For's body, or one call of a
 // ForRange body or Reduce chunk on at most a fraction of the range (its
@@ -99,11 +107,19 @@ func at[I constraints.Integer](lo I, off uint64) I { return lo + I(off) }
 // options it takes), and returns the combined result of the pieces and
 // the call's error.
 func runLoop[T any, I constraints.Integer](r pool.Runner, call string, accepts opt, lo, hi I, l *loop[T, I], opts []Option) (partial[T], error) {
-	w := enter(r)
-	c := parse(call, accepts, opts)
-	if c.ctx != nil || c.stop != nil || c.body != nil {
-		l.ctl = newControl(&c)
-		defer l.ctl.finish() // on a panic too (finish may run twice)
+	return runEntered(r, enter(r), call, accepts, lo, hi, l, opts)
+}
+
+// runEntered is runLoop for a call that has entered r already: w is what
+// enter returned.
+func runEntered[T any, I constraints.Integer](r pool.Runner, w *pool.Worker, call string, accepts opt, lo, hi I, l *loop[T, I], opts []Option) (partial[T], error) {
+	var c *config // nil: no options
+	if len(opts) > 0 {
+		c = parseOpts(call, accepts, opts)
+		if c.ctx != nil || c.stop != nil || c.body != nil {
+			l.ctl = newControl(c)
+			defer l.ctl.finish() // on a panic too (finish may run twice)
+		}
 	}
 	if hi <= lo {
 		if l.ctl != nil {
@@ -113,22 +129,31 @@ func runLoop[T any, I constraints.Integer](r pool.Runner, call string, accepts o
 	}
 	n := span(lo, hi)
 	l.lo = lo
-	l.setup(w, r.Pool().Workers(), n, &c)
+	var workers int
+	if w != nil {
+		workers = w.Pool().Workers()
+	} else {
+		workers = r.Pool().Workers()
+	}
+	l.setup(workers, n, c)
 	return l.start(r, w, n)
 }
 
 // setup sets the loop's grain and step for a range of n on a pool of
-// the given number of workers.
-func (l *loop[T, I]) setup(w *pool.Worker, workers int, n uint64, c *config) {
-	l.grain = uint64(max(c.grain, 1))
-	if c.det {
-		l.eager = true
-		if c.grain == 0 {
-			l.grain = detGrain
+// the given number of workers, with the options in c (nil: none).
+func (l *loop[T, I]) setup(workers int, n uint64, c *config) {
+	l.grain = 1
+	if c != nil {
+		l.grain = uint64(max(c.grain, 1))
+		if c.det {
+			l.eager = true
+			if c.grain == 0 {
+				l.grain = detGrain
+			}
 		}
-	}
-	if c.body != nil {
-		l.eager = true
+		if c.body != nil {
+			l.eager = true
+		}
 	}
 	l.step = l.steps(workers, n)
 }
@@ -142,18 +167,26 @@ func (l *loop[T, I]) setup(w *pool.Worker, workers int, n uint64, c *config) {
 // quarter of the loop), so that a short loop of long iterations still
 // splits when a worker turns idle. The other forms' steps are calls of
 // their function on a piece: half a worker's share, and at least the
-// grain. On a pool of one worker, which never wants work, a loop that
-// nothing can stop runs in one step.
+// grain, and at least minStep. On a pool of one worker, which never wants
+// work, a loop that nothing can stop runs in one step.
 func (l *loop[T, I]) steps(workers int, n uint64) uint64 {
 	if workers == 1 && l.ctl == nil {
 		return n
 	}
-	share := n / uint64(workers)
+	// A shift, not a division (tens of cycles): a share within a
+	// factor of two is as good for a heuristic.
+	share := n >> (bits.Len(uint(workers)) - 1)
 	if l.body != nil || l.bodyErr != nil {
 		return max(1, min(share/16, pollEvery))
 	}
-	return max(l.grain, share/2, 1)
+	return max(l.grain, share/2, minStep)
 }
+
+// minStep is the shortest step of the forms that call their function on
+// a piece: a range that short runs in one call unless it is split (before
+// its first step, if a worker is idle then), so that a Reduce of a few
+// elements costs one call of chunk, as a plain loop would.
+const minStep = 32
 
 // pollEvery is the most iterations of For between two looks at the stop
 // flag, the context and WantsWork: often enough that a loop stops, and
@@ -170,7 +203,10 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 		// Inline, with the panic reported as a *pool.PanicError, as from
 		// a task. The closure does not escape: the loop stays on the
 		// stack unless it splits.
+		hint := sched.From[sched.Worker](w).LoopHint()
+		outer := *hint
 		if p := sched.Capture(func() { res = l.run(w, 0, n) }); p != nil {
+			*hint = outer // the steps the panic unwound did not restore it
 			panic(p.Err)
 		}
 	} else {
@@ -216,6 +252,10 @@ func (l *loop[T, I]) share() *loop[T, I] {
 	return l.shared
 }
 
+// wantsWork reports whether another worker of w's pool is idle (see
+// sched.Worker.WantsWork).
+func wantsWork(w *pool.Worker) bool { return sched.From[sched.Worker](w).WantsWork() }
+
 // piece is a part [lo, hi) of a shared loop, for JoinArgs.
 type piece[T any, I constraints.Integer] struct {
 	l      *loop[T, I]
@@ -243,13 +283,15 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 		return l.runEager(w, lo, hi)
 	}
 	sw := sched.From[sched.Worker](w)
+	hint := sw.LoopHint()
+	outer := *hint // an enclosing loop on w has steps left: it splits, not we
 	for lo < hi {
 		if l.ctl != nil && l.ctl.stopped() {
 			l.ctl.skip()
 			return acc
 		}
 		n := hi - lo
-		if n/2 >= l.grain && sw.WantsWork() {
+		if n/2 >= l.grain && !outer && sw.WantsWork() && sw.Queued() == 0 {
 			mid := lo + n/2
 			sh := l.share()
 			a, b := forkjoin.JoinArgs(w, runPiece[T, I], piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
@@ -259,7 +301,9 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 		if hi-end < l.grain {
 			end = hi // no step shorter than the grain at the end
 		}
+		*hint = outer || end < hi
 		p, ok := l.leaf(w, lo, end)
+		*hint = outer
 		acc = l.merge(acc, p)
 		if !ok {
 			return acc
@@ -362,6 +406,6 @@ func forPieces(w *pool.Worker, ctl *control, grain int, n uint64, f func(w *pool
 		return
 	}
 	l := loop[struct{}, uint64]{rng: f, ctl: ctl}
-	l.setup(w, w.Pool().Workers(), n, &config{grain: grain})
+	l.setup(w.Pool().Workers(), n, &config{grain: grain})
 	l.run(w, 0, n)
 }

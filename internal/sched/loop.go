@@ -114,6 +114,7 @@ func (w *Worker) local() *task {
 func (w *Worker) runTask(t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
+	w.inLoop = false
 	if debugChecks {
 		w.markTask(true) // the stall watchdog's W1 (watchdog.go)
 	}
