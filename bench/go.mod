@@ -13,7 +13,12 @@ require (
 )
 
 require (
+	github.com/exascience/pargo v1.1.0 // indirect
+	github.com/jfcg/sixb v1.4.1 // indirect
+	github.com/jfcg/sorty/v2 v2.1.1 // indirect
 	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261 // indirect
+	github.com/rah-0/parsort v1.3.1 // indirect
+	github.com/twotwotwo/sorts v0.0.0-20160814051341-bf5c1f2b8553 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
