@@ -56,34 +56,98 @@ func BenchmarkFork(b *testing.B) {
 }
 
 // BenchmarkSort10M sorts 10M random int64; each iteration sorts a fresh
-// copy of the same input (the copy is not timed).
+// copy of the same input (the copy is not timed), and every result is
+// compared with slices.Sort's (not timed either).
 func BenchmarkSort10M(b *testing.B) {
 	orig := randomInt64s(10_000_000)
 	want := slices.Clone(orig)
 	slices.Sort(want)
+	setParallelism()
 	p := pool.New()
 	defer p.Close()
-	for _, c := range []struct {
-		name string
-		sort func([]int64)
-	}{{"slices", sortSlices}, {"fj", sortFJ(p)}} {
-		b.Run("impl="+c.name, func(b *testing.B) {
-			s := make([]int64, len(orig))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				copy(s, orig)
-				b.StartTimer()
-				c.sort(s)
-				b.StopTimer()
-				if !slices.Equal(s, want) {
-					b.Fatal("not sorted")
-				}
-				b.StartTimer()
-			}
-		})
+	benchSort(b, "slices", orig, want, sortSlices)
+	benchSort(b, "fj", orig, want, sortFJ(p))
+	benchSort(b, "sorty", orig, want, sortSorty)
+	benchSort(b, "pargo", orig, want, sortPargo)
+	benchSort(b, "parsort", orig, want, sortParsort)
+	benchSort(b, "twotwotwo", orig, want, sortTwotwotwo)
+}
+
+// The record sorts sort 4M 32-byte records by a random int64 key. The
+// keys are distinct (checked), so the unstable sorts have one right
+// answer too, the stable sort's.
+
+// BenchmarkSortFunc4M is an unstable sort by a comparison.
+func BenchmarkSortFunc4M(b *testing.B) {
+	orig, want := recordInput(b)
+	setParallelism()
+	p := pool.New()
+	defer p.Close()
+	benchSort(b, "slices", orig, want, sortFuncSlices)
+	benchSort(b, "fj", orig, want, sortFuncFJ(p))
+	benchSort(b, "sorty", orig, want, sortFuncSorty)
+	benchSort(b, "pargo", orig, want, sortFuncPargo)
+	benchSort(b, "parsort", orig, want, sortFuncParsort)
+}
+
+// BenchmarkSortStableFunc4M is a stable sort by a comparison.
+func BenchmarkSortStableFunc4M(b *testing.B) {
+	orig, want := recordInput(b)
+	setParallelism()
+	p := pool.New()
+	defer p.Close()
+	benchSort(b, "slices", orig, want, sortStableSlices)
+	benchSort(b, "fj", orig, want, sortStableFJ(p))
+	benchSort(b, "pargo", orig, want, sortStablePargo)
+	benchSort(b, "parsort", orig, want, sortStableParsort)
+}
+
+// BenchmarkSortByKey4M sorts the records by their key: fj's radix sort,
+// the radix peer and fj's SortFunc, against slices.SortStableFunc.
+func BenchmarkSortByKey4M(b *testing.B) {
+	orig, want := recordInput(b)
+	setParallelism()
+	p := pool.New()
+	defer p.Close()
+	benchSort(b, "slices", orig, want, sortStableSlices)
+	benchSort(b, "fj", orig, want, sortByKeyFJ(p))
+	benchSort(b, "fj-SortFunc", orig, want, sortFuncFJ(p))
+	benchSort(b, "twotwotwo", orig, want, sortByKeyTwotwotwo)
+}
+
+// recordInput returns the 4M records and the same sorted stably by key.
+func recordInput(b *testing.B) (orig, want []record) {
+	orig = randomRecords(4 << 20)
+	want = slices.Clone(orig)
+	slices.SortStableFunc(want, cmpRecord)
+	for i := 1; i < len(want); i++ {
+		if want[i].Key == want[i-1].Key {
+			b.Fatalf("two records with key %d: an unstable sort would have two right answers", want[i].Key)
+		}
 	}
+	return orig, want
+}
+
+// benchSort runs sort as the sub-benchmark impl=name: each iteration
+// sorts a fresh copy of orig and compares the result with want, neither
+// of which is timed.
+func benchSort[E comparable](b *testing.B, name string, orig, want []E, sort func([]E)) {
+	b.Run("impl="+name, func(b *testing.B) {
+		s := make([]E, len(orig))
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			copy(s, orig)
+			b.StartTimer()
+			sort(s)
+			b.StopTimer()
+			if !slices.Equal(s, want) {
+				b.Fatalf("%s: the result differs from the sequential sort's", name)
+			}
+			b.StartTimer()
+		}
+	})
 }
 
 // BenchmarkReduce50M sums 50M float64. The values are multiples of 0.5,
@@ -119,6 +183,12 @@ func BenchmarkReduce50M(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			check(b, sumConcIter(xs))
+		}
+	})
+	b.Run("impl=pargo", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			check(b, sumPargo(xs))
 		}
 	})
 	b.Run("impl=pond", func(b *testing.B) {
@@ -162,6 +232,7 @@ func BenchmarkMandelbrot(b *testing.B) {
 	run("pond", func(m *image) { m.pond(pp) })
 	pp.StopAndWait()
 	run("errgroup", (*image).errgroup)
+	run("pargo", (*image).pargo)
 }
 
 // BenchmarkBlocking runs eight tasks that each sleep 100 ms, standing for
