@@ -19,7 +19,9 @@ import (
 // -count would repeat each one in a row. The sizes are those of fj's root
 // benchmarks. Every run's result is checked (outside the timer where the
 // check is not cheap). Pools are made with as many workers as
-// GOMAXPROCS, which -cpu sets.
+// GOMAXPROCS, which -cpu sets, and so inside the sub-benchmarks: go test
+// runs a benchmark's body once, at the default GOMAXPROCS, and only its
+// sub-benchmarks once per -cpu value.
 
 // BenchmarkFork is fib computed by forking both recursive calls.
 // fine: fib(27) forks at every level, 317,810 forks that do almost
@@ -32,26 +34,27 @@ func BenchmarkFork(b *testing.B) {
 		n, cut int
 	}{{"fine", 27, 0}, {"coarse", 35, 20}} {
 		want, nforks := fibSeq(c.n), forks(c.n, c.cut)
-		run := func(name string, fib func() int) {
+		run := func(name string, fib func(p *pool.Pool) int) {
 			b.Run(c.name+"/impl="+name, func(b *testing.B) {
+				p := pool.New()
+				defer p.Close()
 				b.ReportAllocs()
+				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if got := fib(); got != want {
+					if got := fib(p); got != want {
 						b.Fatalf("fib(%d) = %d, want %d", c.n, got, want)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nforks), "ns/fork")
 			})
 		}
-		run("sequential", func() int { return fibSeq(c.n) })
-		run("goroutine", func() int { return fibGoroutine(c.n, c.cut) })
-		run("errgroup", func() int { return fibErrgroup(c.n, c.cut) })
-		run("conc", func() int { return fibConc(c.n, c.cut) })
-		p := pool.New()
-		run("fj", func() int {
+		run("sequential", func(*pool.Pool) int { return fibSeq(c.n) })
+		run("goroutine", func(*pool.Pool) int { return fibGoroutine(c.n, c.cut) })
+		run("errgroup", func(*pool.Pool) int { return fibErrgroup(c.n, c.cut) })
+		run("conc", func(*pool.Pool) int { return fibConc(c.n, c.cut) })
+		run("fj", func(p *pool.Pool) int {
 			return forkjoin.Invoke(p, func(w *pool.Worker) int { return fibFJ(w, c.n, c.cut) })
 		})
-		p.Close()
 	}
 }
 
@@ -62,15 +65,12 @@ func BenchmarkSort10M(b *testing.B) {
 	orig := randomInt64s(10_000_000)
 	want := slices.Clone(orig)
 	slices.Sort(want)
-	setParallelism()
-	p := pool.New()
-	defer p.Close()
-	benchSort(b, "slices", orig, want, sortSlices)
-	benchSort(b, "fj", orig, want, sortFJ(p))
-	benchSort(b, "sorty", orig, want, sortSorty)
-	benchSort(b, "pargo", orig, want, sortPargo)
-	benchSort(b, "parsort", orig, want, sortParsort)
-	benchSort(b, "twotwotwo", orig, want, sortTwotwotwo)
+	benchSort(b, "slices", orig, want, peer(sortSlices))
+	benchSort(b, "fj", orig, want, sortFJ)
+	benchSort(b, "sorty", orig, want, peer(sortSorty))
+	benchSort(b, "pargo", orig, want, peer(sortPargo))
+	benchSort(b, "parsort", orig, want, peer(sortParsort))
+	benchSort(b, "twotwotwo", orig, want, peer(sortTwotwotwo))
 }
 
 // The record sorts sort 4M 32-byte records by a random int64 key. The
@@ -80,39 +80,35 @@ func BenchmarkSort10M(b *testing.B) {
 // BenchmarkSortFunc4M is an unstable sort by a comparison.
 func BenchmarkSortFunc4M(b *testing.B) {
 	orig, want := recordInput(b)
-	setParallelism()
-	p := pool.New()
-	defer p.Close()
-	benchSort(b, "slices", orig, want, sortFuncSlices)
-	benchSort(b, "fj", orig, want, sortFuncFJ(p))
-	benchSort(b, "sorty", orig, want, sortFuncSorty)
-	benchSort(b, "pargo", orig, want, sortFuncPargo)
-	benchSort(b, "parsort", orig, want, sortFuncParsort)
+	benchSort(b, "slices", orig, want, peer(sortFuncSlices))
+	benchSort(b, "fj", orig, want, sortFuncFJ)
+	benchSort(b, "sorty", orig, want, peer(sortFuncSorty))
+	benchSort(b, "pargo", orig, want, peer(sortFuncPargo))
+	benchSort(b, "parsort", orig, want, peer(sortFuncParsort))
 }
 
 // BenchmarkSortStableFunc4M is a stable sort by a comparison.
 func BenchmarkSortStableFunc4M(b *testing.B) {
 	orig, want := recordInput(b)
-	setParallelism()
-	p := pool.New()
-	defer p.Close()
-	benchSort(b, "slices", orig, want, sortStableSlices)
-	benchSort(b, "fj", orig, want, sortStableFJ(p))
-	benchSort(b, "pargo", orig, want, sortStablePargo)
-	benchSort(b, "parsort", orig, want, sortStableParsort)
+	benchSort(b, "slices", orig, want, peer(sortStableSlices))
+	benchSort(b, "fj", orig, want, sortStableFJ)
+	benchSort(b, "pargo", orig, want, peer(sortStablePargo))
+	benchSort(b, "parsort", orig, want, peer(sortStableParsort))
 }
 
 // BenchmarkSortByKey4M sorts the records by their key: fj's radix sort,
 // the radix peer and fj's SortFunc, against slices.SortStableFunc.
 func BenchmarkSortByKey4M(b *testing.B) {
 	orig, want := recordInput(b)
-	setParallelism()
-	p := pool.New()
-	defer p.Close()
-	benchSort(b, "slices", orig, want, sortStableSlices)
-	benchSort(b, "fj", orig, want, sortByKeyFJ(p))
-	benchSort(b, "fj-SortFunc", orig, want, sortFuncFJ(p))
-	benchSort(b, "twotwotwo", orig, want, sortByKeyTwotwotwo)
+	benchSort(b, "slices", orig, want, peer(sortStableSlices))
+	benchSort(b, "fj", orig, want, sortByKeyFJ)
+	benchSort(b, "fj-SortFunc", orig, want, sortFuncFJ)
+	benchSort(b, "twotwotwo", orig, want, peer(sortByKeyTwotwotwo))
+}
+
+// peer adapts a sort that needs no pool to benchSort.
+func peer[E any](sort func([]E)) func(*pool.Pool) func([]E) {
+	return func(*pool.Pool) func([]E) { return sort }
 }
 
 // recordInput returns the 4M records and the same sorted stably by key.
@@ -128,13 +124,19 @@ func recordInput(b *testing.B) (orig, want []record) {
 	return orig, want
 }
 
-// benchSort runs sort as the sub-benchmark impl=name: each iteration
+// benchSort runs a sort as the sub-benchmark impl=name: each iteration
 // sorts a fresh copy of orig and compares the result with want, neither
-// of which is timed. Besides the time it reports the CPU time the
-// process used while sorting (cpu-ns/op, on Unix): the work, which on a
-// machine that other jobs share varies much less than the time does.
-func benchSort[E comparable](b *testing.B, name string, orig, want []E, sort func([]E)) {
+// of which is timed. The sort is made by mk for a pool, and the peers'
+// settings are set, in the sub-benchmark, at the GOMAXPROCS of the run.
+// Besides the time it reports the CPU time the process used while
+// sorting (cpu-ns/op, on Unix): the work, which on a machine that other
+// jobs share varies much less than the time does.
+func benchSort[E comparable](b *testing.B, name string, orig, want []E, mk func(p *pool.Pool) func([]E)) {
 	b.Run("impl="+name, func(b *testing.B) {
+		setParallelism()
+		p := pool.New()
+		defer p.Close()
+		sort := mk(p)
 		s := make([]E, len(orig))
 		var cpu time.Duration
 		b.ReportAllocs()
@@ -215,14 +217,18 @@ func BenchmarkMandelbrot(b *testing.B) {
 	ref := newImage(w, h)
 	ref.loop()
 	want := ref.checksum()
-	run := func(name string, render func(m *image)) {
+	run := func(name string, render func(m *image, p *pool.Pool, pp pond.Pool)) {
 		b.Run("impl="+name, func(b *testing.B) {
+			p := pool.New()
+			defer p.Close()
+			pp := pond.NewPool(runtime.GOMAXPROCS(0))
+			defer pp.StopAndWait()
 			m := newImage(w, h)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				clear(m.pix)
-				render(m)
+				render(m, p, pp)
 				b.StopTimer()
 				if m.checksum() != want {
 					b.Fatal("wrong image")
@@ -231,16 +237,12 @@ func BenchmarkMandelbrot(b *testing.B) {
 			}
 		})
 	}
-	run("loop", (*image).loop)
-	p := pool.New()
-	run("fj", func(m *image) { m.fj(p) })
-	p.Close()
-	run("conc-iter", (*image).concIter)
-	pp := pond.NewPool(runtime.GOMAXPROCS(0))
-	run("pond", func(m *image) { m.pond(pp) })
-	pp.StopAndWait()
-	run("errgroup", (*image).errgroup)
-	run("pargo", (*image).pargo)
+	run("loop", func(m *image, _ *pool.Pool, _ pond.Pool) { m.loop() })
+	run("fj", func(m *image, p *pool.Pool, _ pond.Pool) { m.fj(p) })
+	run("conc-iter", func(m *image, _ *pool.Pool, _ pond.Pool) { m.concIter() })
+	run("pond", func(m *image, _ *pool.Pool, pp pond.Pool) { m.pond(pp) })
+	run("errgroup", func(m *image, _ *pool.Pool, _ pond.Pool) { m.errgroup() })
+	run("pargo", func(m *image, _ *pool.Pool, _ pond.Pool) { m.pargo() })
 }
 
 // BenchmarkBlocking runs eight tasks that each sleep 100 ms, standing for
