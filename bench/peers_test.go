@@ -214,8 +214,9 @@ func (m *image) pond(p pond.Pool) {
 
 // pargo runs a batch per row (pargo's Range with as many batches as
 // rows: a goroutine per row, forked by halving the range), as the other
-// peers run a task per row; pargo's default of twice GOMAXPROCS batches
-// of consecutive rows would leave the workers unevenly loaded.
+// peers run a task per row, rather than pargo's default of twice
+// GOMAXPROCS batches of consecutive rows, whose costs differ as much as
+// the rows do.
 func (m *image) pargo() {
 	pargo.Range(0, m.h, m.h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
