@@ -4,9 +4,10 @@
 // median of -runs runs, the sequential, fj and goroutine versions taking
 // turns, so that one disturbed run does not decide a row; beside it is
 // the spread of the runs (fastest–slowest). Before the workloads and
-// after them it checks how much of the machine it gets (GOMAXPROCS
-// goroutines spinning at once against one alone) and warns when other
-// programs use so much of it that the speedups cannot be trusted.
+// after each of them it checks how much of the machine it gets
+// (GOMAXPROCS goroutines spinning at once against one alone), shows it
+// beside each row, and warns when other programs use so much of the
+// machine that the speedups cannot be trusted.
 //
 //	go run ./examples/showcase [-workers N] [-runs N] [-small] [-stats]
 //	                           [-png file] [-trace file] [-cpuprofile file]
@@ -151,33 +152,52 @@ func main() {
 	defer p.Close()
 	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %d CPUs, %s/%s, %s; median (fastest–slowest) of %d runs\n",
 		p.Workers(), runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), *runs)
-	before := checkMachine()
-	fmt.Printf("machine check: %s\n\n", before)
-	if before.busy() {
-		fmt.Print(before.warning())
+	spinIters := calibrate()
+	first := checkMachine(spinIters)
+	fmt.Printf("machine check: %s\n\n", first)
+	if first.busy() {
+		fmt.Print(first.warning())
 		fmt.Println()
 	}
 
+	// The machine is checked again after every workload: a row is only
+	// as trustworthy as the machine was on both sides of it.
 	var results []result
+	checks := []machine{first}
 	for _, w := range []func(*pool.Pool) result{fibFine, fibCut, quicksortJoin, sortInts, reduceSum, mandelbrot, treeWalk} {
 		before := p.Stats()
 		r := w(p)
 		results = append(results, r)
+		checks = append(checks, checkMachine(spinIters))
 		if *showStats {
 			fmt.Printf("%s:\n%s\n", r.name, p.Stats().Sub(before))
 		}
 	}
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\t")
-	for _, r := range results {
+	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\tcores free\t")
+	var busyRows []string
+	worst := first
+	for i, r := range results {
 		gor, vs := "-", "-"
 		if len(r.goroutine) > 0 {
 			gor = spread(r.goroutine)
 			vs = fmt.Sprintf("%s faster", ratios(r.goroutine, r.fj, 1))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, spread(r.seq), spread(r.fj),
-			ratios(r.seq, r.fj, 2), gor, vs)
+		m := checks[i]
+		if checks[i+1].ratio > m.ratio {
+			m = checks[i+1]
+		}
+		if m.ratio > worst.ratio {
+			worst = m
+		}
+		free := fmt.Sprintf("%.1f of %d", m.free(), m.n)
+		if m.busy() {
+			free += " BUSY"
+			busyRows = append(busyRows, r.name)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, spread(r.seq), spread(r.fj),
+			ratios(r.seq, r.fj, 2), gor, vs, free)
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -194,20 +214,16 @@ func main() {
 				ratios(r.fj1, r.fj, 2), others, p.Workers())
 		}
 	}
-	after := checkMachine()
-	fmt.Printf("\nmachine check after the runs: %s\n", after)
+	fmt.Printf("\nmachine check after the runs: %s\n", checks[len(checks)-1])
 	fmt.Printf("Mandelbrot image: %s\n", *pngPath)
 	fmt.Println("speedup = sequential / fj, the medians' ratio (lowest–highest ratio within a run); the part")
 	fmt.Println("that comes from running on several workers cannot exceed the number of cores. Fine-")
 	fmt.Println("grained forks (fib at every level) cost more than the work they split: that row is")
-	fmt.Println("about what a fork costs compared with a goroutine, not about speed.")
-	if before.busy() || after.busy() {
-		fmt.Println()
-		if after.busy() {
-			fmt.Print(after.warning())
-		} else {
-			fmt.Print(before.warning())
-		}
+	fmt.Println("about what a fork costs compared with a goroutine, not about speed. cores free: the")
+	fmt.Println("worse of the machine checks made before and after the row's runs.")
+	if len(busyRows) > 0 {
+		fmt.Printf("\n%d of %d rows were measured while the machine was busy.\n", len(busyRows), len(results))
+		fmt.Print(worst.warning())
 	}
 }
 
@@ -291,19 +307,25 @@ func (m machine) warning() string {
 		"much the runs varied. Stop other programs and run the showcase again.\n", m.free(), m.n)
 }
 
-// checkMachine times a fixed amount of arithmetic on one goroutine and
-// on GOMAXPROCS goroutines at once (median of three tries each).
-func checkMachine() machine {
-	n := runtime.GOMAXPROCS(0)
+// calibrate returns how many steps of spin take about 20 ms on this
+// machine (a token amount with -small).
+func calibrate() int {
 	iters := 1 << 16
-	for {
+	for !*small {
 		start := time.Now()
 		spin(iters)
-		if time.Since(start) >= 20*time.Millisecond || *small {
+		if time.Since(start) >= 20*time.Millisecond {
 			break
 		}
 		iters *= 2
 	}
+	return iters
+}
+
+// checkMachine times iters steps of spin on one goroutine and on
+// GOMAXPROCS goroutines at once (median of three tries each).
+func checkMachine(iters int) machine {
+	n := runtime.GOMAXPROCS(0)
 	var one, all []time.Duration
 	for range 3 {
 		start := time.Now()
