@@ -515,16 +515,25 @@ func speedup(res results) string {
 		maxS = math.Ceil(maxS)
 		px := func(s float64) float64 { return float64(x0+nameW) + s/maxS*plotW }
 		plotTop, plotBottom := y0+headH-8, y0+heights[n]-24
-		// Gridlines at every whole speedup, labelled under the plot; the
-		// 1x line (the sequential code) and the ideal (the most workers)
-		// dashed.
+		// Gridlines at every whole speedup, labelled under the plot (every
+		// second or fifth one on a long axis); the 1x line (the
+		// sequential code) and the ideal (the most workers) dashed.
+		step := 1.0
+		switch {
+		case maxS > 12:
+			step = 5
+		case maxS > 6:
+			step = 2
+		}
 		for s := 0.0; s <= maxS; s++ {
 			stroke, dash := "#eee", ""
 			if s == 1 || s == float64(slices.Max(procs)) {
 				stroke, dash = "#999", ` stroke-dasharray="4 3"`
 			}
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"%s/>`+"\n", px(s), plotTop, px(s), plotBottom, stroke, dash)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666" font-size="10">%g×</text>`+"\n", px(s), plotBottom+12, s)
+			if math.Mod(s, step) == 0 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666" font-size="10">%g×</text>`+"\n", px(s), plotBottom+12, s)
+			}
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#666" font-size="10">1× = %s; dashed: 1× and %d×</text>`+"\n", x0+16, y0+28, esc(base), slices.Max(procs))
 		y := y0 + headH
