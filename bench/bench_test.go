@@ -19,7 +19,9 @@ import (
 // -count would repeat each one in a row. The sizes are those of fj's root
 // benchmarks. Every run's result is checked (outside the timer where the
 // check is not cheap). Pools are made with as many workers as
-// GOMAXPROCS, which -cpu sets.
+// GOMAXPROCS, which -cpu sets, and so inside the sub-benchmarks: go test
+// runs a benchmark's body once, at the default GOMAXPROCS, and only its
+// sub-benchmarks once per -cpu value.
 
 // BenchmarkFork is fib computed by forking both recursive calls.
 // fine: fib(27) forks at every level, 317,810 forks that do almost
@@ -32,58 +34,130 @@ func BenchmarkFork(b *testing.B) {
 		n, cut int
 	}{{"fine", 27, 0}, {"coarse", 35, 20}} {
 		want, nforks := fibSeq(c.n), forks(c.n, c.cut)
-		run := func(name string, fib func() int) {
+		run := func(name string, fib func(p *pool.Pool) int) {
 			b.Run(c.name+"/impl="+name, func(b *testing.B) {
+				p := pool.New()
+				defer p.Close()
 				b.ReportAllocs()
+				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if got := fib(); got != want {
+					if got := fib(p); got != want {
 						b.Fatalf("fib(%d) = %d, want %d", c.n, got, want)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(nforks), "ns/fork")
 			})
 		}
-		run("sequential", func() int { return fibSeq(c.n) })
-		run("goroutine", func() int { return fibGoroutine(c.n, c.cut) })
-		run("errgroup", func() int { return fibErrgroup(c.n, c.cut) })
-		run("conc", func() int { return fibConc(c.n, c.cut) })
-		p := pool.New()
-		run("fj", func() int {
+		run("sequential", func(*pool.Pool) int { return fibSeq(c.n) })
+		run("goroutine", func(*pool.Pool) int { return fibGoroutine(c.n, c.cut) })
+		run("errgroup", func(*pool.Pool) int { return fibErrgroup(c.n, c.cut) })
+		run("conc", func(*pool.Pool) int { return fibConc(c.n, c.cut) })
+		run("fj", func(p *pool.Pool) int {
 			return forkjoin.Invoke(p, func(w *pool.Worker) int { return fibFJ(w, c.n, c.cut) })
 		})
-		p.Close()
 	}
 }
 
 // BenchmarkSort10M sorts 10M random int64; each iteration sorts a fresh
-// copy of the same input (the copy is not timed).
+// copy of the same input (the copy is not timed), and every result is
+// compared with slices.Sort's (not timed either).
 func BenchmarkSort10M(b *testing.B) {
 	orig := randomInt64s(10_000_000)
 	want := slices.Clone(orig)
 	slices.Sort(want)
-	p := pool.New()
-	defer p.Close()
-	for _, c := range []struct {
-		name string
-		sort func([]int64)
-	}{{"slices", sortSlices}, {"fj", sortFJ(p)}} {
-		b.Run("impl="+c.name, func(b *testing.B) {
-			s := make([]int64, len(orig))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				copy(s, orig)
-				b.StartTimer()
-				c.sort(s)
-				b.StopTimer()
-				if !slices.Equal(s, want) {
-					b.Fatal("not sorted")
-				}
-				b.StartTimer()
-			}
-		})
+	benchSort(b, "slices", orig, want, peer(sortSlices))
+	benchSort(b, "fj", orig, want, sortFJ)
+	benchSort(b, "sorty", orig, want, peer(sortSorty))
+	benchSort(b, "pargo", orig, want, peer(sortPargo))
+	benchSort(b, "parsort", orig, want, peer(sortParsort))
+	benchSort(b, "twotwotwo", orig, want, peer(sortTwotwotwo))
+}
+
+// The record sorts sort 4M 32-byte records by a random int64 key. The
+// keys are distinct (checked), so the unstable sorts have one right
+// answer too, the stable sort's.
+
+// BenchmarkSortFunc4M is an unstable sort by a comparison.
+func BenchmarkSortFunc4M(b *testing.B) {
+	orig, want := recordInput(b)
+	benchSort(b, "slices", orig, want, peer(sortFuncSlices))
+	benchSort(b, "fj", orig, want, sortFuncFJ)
+	benchSort(b, "sorty", orig, want, peer(sortFuncSorty))
+	benchSort(b, "pargo", orig, want, peer(sortFuncPargo))
+	benchSort(b, "parsort", orig, want, peer(sortFuncParsort))
+}
+
+// BenchmarkSortStableFunc4M is a stable sort by a comparison.
+func BenchmarkSortStableFunc4M(b *testing.B) {
+	orig, want := recordInput(b)
+	benchSort(b, "slices", orig, want, peer(sortStableSlices))
+	benchSort(b, "fj", orig, want, sortStableFJ)
+	benchSort(b, "pargo", orig, want, peer(sortStablePargo))
+	benchSort(b, "parsort", orig, want, peer(sortStableParsort))
+}
+
+// BenchmarkSortByKey4M sorts the records by their key: fj's radix sort,
+// the radix peer and fj's SortFunc, against slices.SortStableFunc.
+func BenchmarkSortByKey4M(b *testing.B) {
+	orig, want := recordInput(b)
+	benchSort(b, "slices", orig, want, peer(sortStableSlices))
+	benchSort(b, "fj", orig, want, sortByKeyFJ)
+	benchSort(b, "fj-SortFunc", orig, want, sortFuncFJ)
+	benchSort(b, "twotwotwo", orig, want, peer(sortByKeyTwotwotwo))
+}
+
+// peer adapts a sort that needs no pool to benchSort.
+func peer[E any](sort func([]E)) func(*pool.Pool) func([]E) {
+	return func(*pool.Pool) func([]E) { return sort }
+}
+
+// recordInput returns the 4M records and the same sorted stably by key.
+func recordInput(b *testing.B) (orig, want []record) {
+	orig = randomRecords(4 << 20)
+	want = slices.Clone(orig)
+	slices.SortStableFunc(want, cmpRecord)
+	for i := 1; i < len(want); i++ {
+		if want[i].Key == want[i-1].Key {
+			b.Fatalf("two records with key %d: an unstable sort would have two right answers", want[i].Key)
+		}
 	}
+	return orig, want
+}
+
+// benchSort runs a sort as the sub-benchmark impl=name: each iteration
+// sorts a fresh copy of orig and compares the result with want, neither
+// of which is timed. The sort is made by mk for a pool, and the peers'
+// settings are set, in the sub-benchmark, at the GOMAXPROCS of the run.
+// Besides the time it reports the CPU time the process used while
+// sorting (cpu-ns/op, on Unix): the work, which on a machine that other
+// jobs share varies much less than the time does.
+func benchSort[E comparable](b *testing.B, name string, orig, want []E, mk func(p *pool.Pool) func([]E)) {
+	b.Run("impl="+name, func(b *testing.B) {
+		setParallelism()
+		p := pool.New()
+		defer p.Close()
+		sort := mk(p)
+		s := make([]E, len(orig))
+		var cpu time.Duration
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			copy(s, orig)
+			c0 := processCPU()
+			b.StartTimer()
+			sort(s)
+			b.StopTimer()
+			cpu += processCPU() - c0
+			if !slices.Equal(s, want) {
+				b.Fatalf("%s: the result differs from the sequential sort's", name)
+			}
+			b.StartTimer()
+		}
+		if cpu > 0 {
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+	})
 }
 
 // BenchmarkReduce50M sums 50M float64. The values are multiples of 0.5,
@@ -121,6 +195,12 @@ func BenchmarkReduce50M(b *testing.B) {
 			check(b, sumConcIter(xs))
 		}
 	})
+	b.Run("impl=pargo", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			check(b, sumPargo(xs))
+		}
+	})
 	b.Run("impl=pond", func(b *testing.B) {
 		pp := pond.NewResultPool[float64](runtime.GOMAXPROCS(0))
 		defer pp.StopAndWait()
@@ -137,14 +217,18 @@ func BenchmarkMandelbrot(b *testing.B) {
 	ref := newImage(w, h)
 	ref.loop()
 	want := ref.checksum()
-	run := func(name string, render func(m *image)) {
+	run := func(name string, render func(m *image, p *pool.Pool, pp pond.Pool)) {
 		b.Run("impl="+name, func(b *testing.B) {
+			p := pool.New()
+			defer p.Close()
+			pp := pond.NewPool(runtime.GOMAXPROCS(0))
+			defer pp.StopAndWait()
 			m := newImage(w, h)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				clear(m.pix)
-				render(m)
+				render(m, p, pp)
 				b.StopTimer()
 				if m.checksum() != want {
 					b.Fatal("wrong image")
@@ -153,15 +237,12 @@ func BenchmarkMandelbrot(b *testing.B) {
 			}
 		})
 	}
-	run("loop", (*image).loop)
-	p := pool.New()
-	run("fj", func(m *image) { m.fj(p) })
-	p.Close()
-	run("conc-iter", (*image).concIter)
-	pp := pond.NewPool(runtime.GOMAXPROCS(0))
-	run("pond", func(m *image) { m.pond(pp) })
-	pp.StopAndWait()
-	run("errgroup", (*image).errgroup)
+	run("loop", func(m *image, _ *pool.Pool, _ pond.Pool) { m.loop() })
+	run("fj", func(m *image, p *pool.Pool, _ pond.Pool) { m.fj(p) })
+	run("conc-iter", func(m *image, _ *pool.Pool, _ pond.Pool) { m.concIter() })
+	run("pond", func(m *image, _ *pool.Pool, pp pond.Pool) { m.pond(pp) })
+	run("errgroup", func(m *image, _ *pool.Pool, _ pond.Pool) { m.errgroup() })
+	run("pargo", func(m *image, _ *pool.Pool, _ pond.Pool) { m.pargo() })
 }
 
 // BenchmarkBlocking runs eight tasks that each sleep 100 ms, standing for

@@ -8,10 +8,10 @@ package bench
 
 import (
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/alitto/pond/v2"
+	pargo "github.com/exascience/pargo/parallel"
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/iter"
 	"golang.org/x/sync/errgroup"
@@ -152,6 +152,14 @@ func sumPond(p pond.ResultPool[float64], xs []float64) float64 {
 	return sumRange(partial)
 }
 
+// sumPargo uses pargo's reduction over a range, with the number of
+// batches left to pargo (0: twice GOMAXPROCS); each batch runs on a
+// goroutine of its own, and the partial sums are added pairwise in range
+// order.
+func sumPargo(xs []float64) float64 {
+	return pargo.RangeReduceFloat64Sum(0, len(xs), 0, func(lo, hi int) float64 { return sumRange(xs[lo:hi]) })
+}
+
 // Mandelbrot: an image of w x h pixels, one task per row; rows through
 // the set cost up to mandelMaxIter iterations per pixel, rows outside it
 // a few, so the work per row is very uneven.
@@ -204,6 +212,19 @@ func (m *image) pond(p pond.Pool) {
 	}
 }
 
+// pargo runs a batch per row (pargo's Range with as many batches as
+// rows: a goroutine per row, forked by halving the range), as the other
+// peers run a task per row, rather than pargo's default of twice
+// GOMAXPROCS batches of consecutive rows, whose costs differ as much as
+// the rows do.
+func (m *image) pargo() {
+	pargo.Range(0, m.h, m.h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			m.row(y)
+		}
+	})
+}
+
 func (m *image) errgroup() {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -220,11 +241,7 @@ func (m *image) checksum() (s uint64) {
 	return s
 }
 
-// Sort: no peer that could be fetched sorts in parallel; slices.Sort is
-// the baseline.
-
-func sortSlices(s []int64)              { slices.Sort(s) }
-func sortFJ(p *pool.Pool) func([]int64) { return func(s []int64) { parallel.Sort(p, s) } }
+// The sorts are in peers_sort_test.go.
 
 // Blocking work: tasks that sleep (or wait for I/O) hold a worker of a
 // fixed pool for as long as they block; goroutines do not.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -55,6 +56,7 @@ func TestSumPeers(t *testing.T) {
 			"goroutines": sumGoroutines(xs),
 			"conc-iter":  sumConcIter(xs),
 			"pond":       sumPond(pp, xs),
+			"pargo":      sumPargo(xs),
 		} {
 			if got != want {
 				t.Errorf("sum of %d with %s = %v, want %v", n, name, got, want)
@@ -92,6 +94,7 @@ func TestMandelbrotPeers(t *testing.T) {
 		"conc-iter": func(m *image) { m.concIter() },
 		"pond":      func(m *image) { m.pond(pp) },
 		"errgroup":  func(m *image) { m.errgroup() },
+		"pargo":     func(m *image) { m.pargo() },
 	} {
 		got := newImage(w, h)
 		render(got)
@@ -102,18 +105,102 @@ func TestMandelbrotPeers(t *testing.T) {
 }
 
 func TestSortPeers(t *testing.T) {
+	setParallelism()
 	p := pool.New()
 	defer p.Close()
-	orig := randomInt64s(100_000)
-	want := slices.Clone(orig)
-	sortSlices(want)
-	if !slices.IsSorted(want) {
-		t.Fatal("slices.Sort did not sort")
+	// Sizes on both sides of every library's parallel threshold (sorty:
+	// 1,200; pargo: 1,280; parsort: 5,000; twotwotwo/sorts: 10,000; fj:
+	// 4,096), and few distinct values, which exercise the equal-element
+	// paths.
+	for _, n := range []int{0, 1, 2, 100, 3000, 100_003} {
+		for _, distinct := range []int64{0, 7} {
+			orig := randomInt64s(n)
+			if distinct > 0 {
+				for i := range orig {
+					orig[i] %= distinct
+				}
+			}
+			want := slices.Clone(orig)
+			sortSlices(want)
+			if !slices.IsSorted(want) {
+				t.Fatal("slices.Sort did not sort")
+			}
+			for name, sort := range map[string]func([]int64){
+				"fj":        sortFJ(p),
+				"sorty":     sortSorty,
+				"pargo":     sortPargo,
+				"parsort":   sortParsort,
+				"twotwotwo": sortTwotwotwo,
+			} {
+				got := slices.Clone(orig)
+				sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s on %d int64 (values mod %d) differs from slices.Sort", name, n, distinct)
+				}
+			}
+		}
 	}
-	got := slices.Clone(orig)
-	sortFJ(p)(got)
-	if !slices.Equal(got, want) {
-		t.Error("parallel.Sort differs from slices.Sort")
+}
+
+// TestRecordSortPeers checks every record sort against the sequential
+// one: the stable sorts must give exactly slices.SortStableFunc's result
+// even when many keys are equal; the unstable ones must give it when the
+// keys are distinct, and a permutation sorted by key otherwise.
+func TestRecordSortPeers(t *testing.T) {
+	setParallelism()
+	p := pool.New()
+	defer p.Close()
+	stable := map[string]func([]record){
+		"fj SortStableFunc":       sortStableFJ(p),
+		"pargo StableSort":        sortStablePargo,
+		"parsort StructAscStable": sortStableParsort,
+		"fj SortByKey":            sortByKeyFJ(p),
+	}
+	unstable := map[string]func([]record){
+		"slices.SortFunc":   sortFuncSlices,
+		"fj SortFunc":       sortFuncFJ(p),
+		"sorty Sort":        sortFuncSorty,
+		"pargo Sort":        sortFuncPargo,
+		"parsort StructAsc": sortFuncParsort,
+		"twotwotwo ByInt64": sortByKeyTwotwotwo,
+	}
+	for _, n := range []int{0, 1, 2, 100, 3000, 20_000, 100_003} {
+		for _, distinct := range []int64{0, 5} {
+			orig := randomRecords(n)
+			if distinct > 0 {
+				for i := range orig {
+					orig[i].Key %= distinct
+				}
+			}
+			want := slices.Clone(orig)
+			sortStableSlices(want)
+			for name, sort := range stable {
+				got := slices.Clone(orig)
+				sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s on %d records (keys mod %d) differs from slices.SortStableFunc", name, n, distinct)
+				}
+			}
+			for name, sort := range unstable {
+				got := slices.Clone(orig)
+				sort(got)
+				if distinct == 0 {
+					if !slices.Equal(got, want) {
+						t.Errorf("%s on %d records with distinct keys differs from slices.SortStableFunc", name, n)
+					}
+					continue
+				}
+				if !slices.IsSortedFunc(got, cmpRecord) {
+					t.Errorf("%s on %d records (keys mod %d): not sorted by key", name, n, distinct)
+				}
+				// A permutation of the input: the same multiset, which the
+				// A field (the record's index in orig) makes a set.
+				slices.SortStableFunc(got, func(a, b record) int { return cmp.Compare(a.A, b.A) })
+				if !slices.Equal(got, orig) {
+					t.Errorf("%s on %d records (keys mod %d): not a permutation of the input", name, n, distinct)
+				}
+			}
+		}
 	}
 }
 
@@ -149,6 +236,17 @@ func randomInt64s(n int) []int64 {
 	s := make([]int64, n)
 	for i := range s {
 		s[i] = rng.Int64()
+	}
+	return s
+}
+
+// randomRecords returns n records with random keys, the input of fj's
+// root record-sort benchmarks; A is each record's index.
+func randomRecords(n int) []record {
+	rng := rand.New(rand.NewPCG(2, 2))
+	s := make([]record, n)
+	for i := range s {
+		s[i] = record{Key: rng.Int64(), A: int64(i)}
 	}
 	return s
 }

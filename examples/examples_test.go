@@ -22,7 +22,7 @@ var run = map[string]struct {
 	"quicksort":  {[]string{"-n", "100000"}, []string{"parallel.Sort", "speedup over slices.Sort"}},
 	"treewalk":   {[]string{"-depth", "12", "-cut", "4"}, []string{"sum 8178", "blocks vs goroutines"}},
 	"mandelbrot": {[]string{"-size", "64", "-iter", "50"}, []string{"64x64", "wrote"}},
-	"showcase":   {[]string{"-small"}, []string{"fib", "Mandelbrot", "tree walk", "speedup"}},
+	"showcase":   {[]string{"-small"}, []string{"fib", "Mandelbrot", "tree walk", "speedup", "machine check:", "machine check after the runs:", "from the algorithm"}},
 }
 
 func TestExamplesBuildAndRun(t *testing.T) {

@@ -224,24 +224,34 @@ func (q *quick{{.Name}}[E]) sort(w *pool.Worker, a, b, limit int, wasBalanced, w
 }
 
 // split is split{{.Name}} in parallel: the range is cut in pieces that are
-// partitioned at the same time, and the pieces' halves are then put in
-// order by swapping blocks, a step that moves about a quarter of the
-// elements and compares none.
+// partitioned at the same time, then gatherSplits moves the elements
+// that ended up on the wrong side of the range's split point, a step
+// that moves about a quarter of the elements and compares none.
 func (q *quick{{.Name}}[E]) split(w *pool.Worker, lo, hi int, p E) (mid int, moved bool) {
-	if hi-lo <= splitPiece {
+	pieces := (hi - lo + splitPiece - 1) / splitPiece
+	if pieces < 2 {
 		return split{{.Name}}(q.data, lo, hi, p{{.QArg}})
 	}
-	m := lo + (hi-lo)/2
+	mids := make([]int, pieces)
+	moved = q.splitPieces(w, lo, hi, p, mids, 0, pieces)
+	mid, gathered := gatherSplits(w, q.data, lo, hi, mids)
+	return mid, moved || gathered
+}
+
+// splitPieces partitions pieces i to j of data[lo:hi] (see pieceBounds)
+// around p, in parallel, and records where each one splits in mids. It
+// reports whether any element moved.
+func (q *quick{{.Name}}[E]) splitPieces(w *pool.Worker, lo, hi int, p E, mids []int, i, j int) (moved bool) {
+	if j-i == 1 {
+		a, b := pieceBounds(lo, hi, len(mids), i)
+		mids[i], moved = split{{.Name}}(q.data, a, b, p{{.QArg}})
+		return moved
+	}
+	h := i + (j-i)/2
 	l, r := forkjoin.Join(w,
-		func(w *pool.Worker) splitResult {
-			mid, moved := q.split(w, lo, m, p)
-			return splitResult{mid, moved}
-		},
-		func(w *pool.Worker) splitResult {
-			mid, moved := q.split(w, m, hi, p)
-			return splitResult{mid, moved}
-		})
-	return mergeSplits(w, q.data, l, m, r)
+		func(w *pool.Worker) bool { return q.splitPieces(w, lo, hi, p, mids, i, h) },
+		func(w *pool.Worker) bool { return q.splitPieces(w, lo, hi, p, mids, h, j) })
+	return l || r
 }
 
 // partitionEqual{{.Name}} moves the elements of data[a:b] that are not

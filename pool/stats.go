@@ -17,8 +17,12 @@ type Stats struct {
 	Workers []WorkerStats
 	// Total is the sum over Workers.
 	Total WorkerStats
-	// Submitted counts tasks submitted from outside the pool (Pool.Submit,
-	// and every Pool.Run, Invoke, Define or parallel call on a *Pool).
+	// Submitted counts the work handed to the pool from outside its
+	// tasks: one per Pool.Run, and per forkjoin.Invoke, taskblock.Define
+	// or parallel call given a *Pool. A call on a *Pool from inside one
+	// of the pool's own tasks runs on that task's worker and is not
+	// counted, nor is a call that finishes on the calling goroutine
+	// without the pool (a short sort, for instance).
 	Submitted uint64
 	// Blocking is a gauge: the tasks inside a blocking section's f (see
 	// Blocking) at the moment of the snapshot, current even while the

@@ -2,7 +2,12 @@
 // time of the sequential code, of fj, the speedup, and what a goroutine
 // per task costs where that comparison means something. Every time is the
 // median of -runs runs, the sequential, fj and goroutine versions taking
-// turns, so that one disturbed run does not decide a row.
+// turns, so that one disturbed run does not decide a row; beside it is
+// the spread of the runs (fastest–slowest). Before the workloads and
+// after each of them it checks how much of the machine it gets
+// (GOMAXPROCS goroutines spinning at once against one alone), shows it
+// beside each row, and warns when other programs use so much of the
+// machine that the speedups cannot be trusted.
 //
 //	go run ./examples/showcase [-workers N] [-runs N] [-small] [-stats]
 //	                           [-png file] [-trace file] [-cpuprofile file]
@@ -21,7 +26,9 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -33,7 +40,7 @@ import (
 
 var (
 	workers    = flag.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
-	runs       = flag.Int("runs", 5, "runs per workload; each time shown is their median")
+	runs       = flag.Int("runs", 5, "runs per workload; each time shown is their median, beside their spread")
 	small      = flag.Bool("small", false, "small sizes (a quick check, not a measurement)")
 	showStats  = flag.Bool("stats", false, "print the pool's counters after each workload")
 	pngPath    = flag.String("png", filepath.Join(os.TempDir(), "fj-mandelbrot.png"), "where to write the Mandelbrot image")
@@ -54,6 +61,9 @@ type result struct {
 	name      string
 	seq, fj   []time.Duration
 	goroutine []time.Duration // empty: not measured
+	// fj1 holds the times of fj on a pool of one worker, for the sorts,
+	// whose speedup is partly a better algorithm; empty: not measured.
+	fj1 []time.Duration
 }
 
 // median returns the median of ds, which is not empty.
@@ -140,47 +150,211 @@ func main() {
 
 	p := pool.New(pool.WithWorkers(*workers), pool.WithName("showcase"))
 	defer p.Close()
-	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %s/%s, %s; median of %d runs\n\n",
-		p.Workers(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), *runs)
+	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %d CPUs, %s/%s, %s; median (fastest–slowest) of %d runs\n",
+		p.Workers(), runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), *runs)
+	spinIters := calibrate()
+	first := checkMachine(spinIters)
+	fmt.Printf("machine check: %s\n\n", first)
+	if first.busy() {
+		fmt.Print(first.warning())
+		fmt.Println()
+	}
 
+	// The machine is checked again after every workload: a row is only
+	// as trustworthy as the machine was on both sides of it.
 	var results []result
+	checks := []machine{first}
 	for _, w := range []func(*pool.Pool) result{fibFine, fibCut, quicksortJoin, sortInts, reduceSum, mandelbrot, treeWalk} {
 		before := p.Stats()
 		r := w(p)
 		results = append(results, r)
+		checks = append(checks, checkMachine(spinIters))
 		if *showStats {
 			fmt.Printf("%s:\n%s\n", r.name, p.Stats().Sub(before))
 		}
 	}
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\t")
-	for _, r := range results {
-		seq, fj := median(r.seq), median(r.fj)
+	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\tcores free\t")
+	var busyRows []string
+	worst := first
+	for i, r := range results {
 		gor, vs := "-", "-"
 		if len(r.goroutine) > 0 {
-			g := median(r.goroutine)
-			gor = round(g).String()
-			vs = fmt.Sprintf("%.1fx faster", g.Seconds()/fj.Seconds())
+			gor = spread(r.goroutine)
+			vs = fmt.Sprintf("%s faster", ratios(r.goroutine, r.fj, 1))
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2fx\t%s\t%s\t\n", r.name, round(seq), round(fj),
-			seq.Seconds()/fj.Seconds(), gor, vs)
+		m := checks[i]
+		if checks[i+1].ratio > m.ratio {
+			m = checks[i+1]
+		}
+		if m.ratio > worst.ratio {
+			worst = m
+		}
+		free := fmt.Sprintf("%.1f of %d", m.free(), m.n)
+		if m.busy() {
+			free += " BUSY"
+			busyRows = append(busyRows, r.name)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, spread(r.seq), spread(r.fj),
+			ratios(r.seq, r.fj, 2), gor, vs, free)
 	}
 	tw.Flush()
-	fmt.Printf("\nMandelbrot image: %s\n", *pngPath)
-	fmt.Println("speedup = sequential / fj; it cannot exceed the number of cores, and fine-grained")
-	fmt.Println("forks (fib at every level) cost more than the work they split: that row is about")
-	fmt.Println("what a fork costs compared with a goroutine, not about speed.")
+	for _, r := range results {
+		if len(r.fj1) > 0 && p.Workers() > 1 {
+			others := fmt.Sprintf("the other %d workers", p.Workers()-1)
+			if p.Workers() == 2 {
+				others = "the second worker"
+			}
+			fmt.Printf("\n%s: the speedup %s is the product of\n"+
+				"  %s from the algorithm: parallel.Sort on 1 worker (%s) against slices.Sort,\n"+
+				"        a partition without branches that the CPU would mispredict, and\n"+
+				"  %s from %s: %d workers against 1.\n",
+				r.name, ratios(r.seq, r.fj, 2), ratios(r.seq, r.fj1, 2), spread(r.fj1),
+				ratios(r.fj1, r.fj, 2), others, p.Workers())
+		}
+	}
+	fmt.Printf("\nmachine check after the runs: %s\n", checks[len(checks)-1])
+	fmt.Printf("Mandelbrot image: %s\n", *pngPath)
+	fmt.Println("speedup = sequential / fj, the medians' ratio (lowest–highest ratio within a run); the part")
+	fmt.Println("that comes from running on several workers cannot exceed the number of cores. Fine-")
+	fmt.Println("grained forks (fib at every level) cost more than the work they split: that row is")
+	fmt.Println("about what a fork costs compared with a goroutine, not about speed. cores free: the")
+	fmt.Println("worse of the machine checks made before and after the row's runs.")
+	if len(busyRows) > 0 {
+		fmt.Printf("\n%d of %d rows were measured while the machine was busy.\n", len(busyRows), len(results))
+		fmt.Print(worst.warning())
+	}
 }
 
-func round(d time.Duration) time.Duration {
+// spread formats the median of ds and, in the same unit, the fastest and
+// the slowest run: "212ms (205–230)".
+func spread(ds []time.Duration) string {
+	m := median(ds)
+	unit, suffix := time.Second, "s"
 	switch {
-	case d > time.Second:
-		return d.Round(time.Millisecond)
-	case d > time.Millisecond:
-		return d.Round(10 * time.Microsecond)
+	case m < time.Millisecond:
+		unit, suffix = time.Microsecond, "µs"
+	case m < time.Second:
+		unit, suffix = time.Millisecond, "ms"
 	}
-	return d.Round(time.Microsecond)
+	f := func(d time.Duration) string { return sig3(float64(d) / float64(unit)) }
+	if len(ds) == 1 {
+		return f(m) + suffix
+	}
+	return fmt.Sprintf("%s%s (%s–%s)", f(m), suffix, f(slices.Min(ds)), f(slices.Max(ds)))
+}
+
+// ratios formats median(a) / median(b), the ratio of the two columns,
+// and beside it the lowest and the highest ratio a[i]/b[i] of one run
+// (the versions took turns in each run), with the given decimals:
+// "1.96x (1.90–2.01)".
+func ratios(a, b []time.Duration, decimals int) string {
+	rs := make([]float64, len(a))
+	for i := range a {
+		rs[i] = a[i].Seconds() / b[i].Seconds()
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', decimals, 64) }
+	m := median(a).Seconds() / median(b).Seconds()
+	if len(rs) == 1 {
+		return f(m) + "x"
+	}
+	return fmt.Sprintf("%sx (%s–%s)", f(m), f(slices.Min(rs)), f(slices.Max(rs)))
+}
+
+// sig3 formats x with three significant digits (at least the units).
+func sig3(x float64) string {
+	switch {
+	case x >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case x >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// machine is what checkMachine measured: how much longer n goroutines
+// spinning at once take than one alone. On a machine with n cores free
+// the ratio is about 1; each other program that keeps a core busy adds
+// about 1/n to it.
+type machine struct {
+	n     int
+	ratio float64
+}
+
+// busyRatio is the ratio above which the speedups cannot be trusted: the
+// program got less than about 80% of the cores it asked for.
+const busyRatio = 1.25
+
+func (m machine) busy() bool { return m.ratio > busyRatio }
+
+func (m machine) String() string {
+	state := "the cores are free"
+	if m.busy() {
+		state = "BUSY"
+	}
+	return fmt.Sprintf("%d goroutines spinning at once took %.2fx as long as one alone: about %.1f of %d cores free (%s)",
+		m.n, m.ratio, m.free(), m.n, state)
+}
+
+// free estimates how many of the n cores the program gets.
+func (m machine) free() float64 { return min(float64(m.n), float64(m.n)/m.ratio) }
+
+func (m machine) warning() string {
+	return fmt.Sprintf("WARNING: this machine is busy: other programs use the CPU, and this one gets about\n"+
+		"%.1f of its %d cores (or they are not independent cores). The times are longer and the\n"+
+		"speedups lower than on a quiet machine, and they cannot be trusted; the spreads show how\n"+
+		"much the runs varied. Stop other programs and run the showcase again.\n", m.free(), m.n)
+}
+
+// calibrate returns how many steps of spin take about 20 ms on this
+// machine (a token amount with -small).
+func calibrate() int {
+	iters := 1 << 16
+	for !*small {
+		start := time.Now()
+		spin(iters)
+		if time.Since(start) >= 20*time.Millisecond {
+			break
+		}
+		iters *= 2
+	}
+	return iters
+}
+
+// checkMachine times iters steps of spin on one goroutine and on
+// GOMAXPROCS goroutines at once (median of three tries each).
+func checkMachine(iters int) machine {
+	n := runtime.GOMAXPROCS(0)
+	var one, all []time.Duration
+	for range 3 {
+		start := time.Now()
+		spin(iters)
+		one = append(one, time.Since(start))
+		start = time.Now()
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() { defer wg.Done(); spin(iters) }()
+		}
+		wg.Wait()
+		all = append(all, time.Since(start))
+	}
+	return machine{n: n, ratio: median(all).Seconds() / median(one).Seconds()}
+}
+
+var spun atomic.Uint64
+
+// spin does iters steps of a xorshift generator, work that stays in
+// registers: it measures the cores, not the memory.
+func spin(iters int) {
+	x := uint64(88172645463325252)
+	for range iters {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	spun.Add(x)
 }
 
 func check(err error) {
@@ -332,12 +506,21 @@ func quicksortJoin(p *pool.Pool) result {
 
 // --- parallel.Sort ---
 
+// sortInts times parallel.Sort on the pool and, unless the pool has one
+// worker, on a pool of one worker too: parallel.Sort is a faster
+// algorithm than slices.Sort even on one worker, and the showcase says
+// how much of the speedup that is.
 func sortInts(p *pool.Pool) result {
 	n := size(10_000_000, 100_000)
 	data := randomInts(n)
 	r := result{name: fmt.Sprintf("parallel.Sort vs slices.Sort, %dM ints", n/1_000_000)}
 	if n < 1_000_000 {
 		r.name = fmt.Sprintf("parallel.Sort vs slices.Sort, %dk ints", n/1000)
+	}
+	var p1 *pool.Pool
+	if p.Workers() > 1 {
+		p1 = pool.New(pool.WithWorkers(1), pool.WithName("showcase-1"))
+		defer p1.Close()
 	}
 	a, b := make([]int, n), make([]int, n)
 	for range *runs {
@@ -346,6 +529,11 @@ func sortInts(p *pool.Pool) result {
 		r.seq = append(r.seq, timed(r.name+", slices.Sort", func() { slices.Sort(a) }))
 		r.fj = append(r.fj, timedFJ(p, r.name+", parallel.Sort", r.name, func(run pool.Runner) { parallel.Sort(run, b) }))
 		must(slices.Equal(a, b), "sort")
+		if p1 != nil {
+			copy(b, data)
+			r.fj1 = append(r.fj1, timedFJ(p1, r.name+", parallel.Sort on 1 worker", r.name, func(run pool.Runner) { parallel.Sort(run, b) }))
+			must(slices.Equal(a, b), "sort on 1 worker")
+		}
 	}
 	return r
 }

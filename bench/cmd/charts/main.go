@@ -1,15 +1,19 @@
 // Command charts draws the SVG charts of fj's README from benchmark
-// output: the cost of a fork with fj and with its peers, and the speedup
-// of the main workloads against the number of workers.
+// output: the cost of a fork with fj and with its peers, the speedup of
+// every workload against the number of workers, and fj's work overhead
+// (its time on one worker over the sequential code's).
 //
 // From the bench directory:
 //
 //	go run ./cmd/charts            # reads ../docs/data/peers.txt, writes ../docs/*.svg
-//	go run ./cmd/charts -markdown  # also prints README's "How fj compares" table
+//	go run ./cmd/charts -markdown  # also prints README's "How fj compares" tables
 //
 // It draws only what the input holds: each point is the median of the
-// runs of one benchmark at one GOMAXPROCS, and the worker counts on the
-// speedup axis are those that were measured (measure.sh's CPUS).
+// runs of one benchmark at one GOMAXPROCS, and the worker counts shown
+// are those that were measured (measure.sh's CPUS). Every ratio, in the
+// tables and the charts alike, divides two medians measured at the same
+// GOMAXPROCS and is printed with two decimals, so that a chart's label
+// and the table's cell are the same number.
 package main
 
 import (
@@ -44,8 +48,9 @@ func main() {
 		log.Fatalf("%s: %v", *in, err)
 	}
 	for name, svg := range map[string]string{
-		"fork-cost.svg": forkCost(res),
-		"speedup.svg":   speedup(res),
+		"fork-cost.svg":      forkCost(res),
+		"speedup.svg":        speedup(res),
+		"peers-overhead.svg": overhead(res),
 	} {
 		path := filepath.Join(*out, name)
 		if err := os.WriteFile(path, []byte(svg), 0o644); err != nil {
@@ -58,73 +63,145 @@ func main() {
 	}
 }
 
-// The columns of the comparison table, and the implementations that go
-// in each: every workload's own names for its baseline and its peers.
-var columns = []struct {
+// A table of the comparison: its rows (benchmark and title) and its
+// columns (title, and the implementations that go in each: every
+// workload's own names for its peers). The first column is the
+// sequential baseline (see baselines).
+type table struct {
+	rows []struct{ bench, title string }
+	cols []column
+	// parts adds the columns that split fj's speedup into the
+	// algorithm's share (fj on 1 worker against the baseline on 1) and
+	// the workers' (fj on the most workers against fj on 1).
+	parts bool
+}
+
+type column struct {
 	title string
 	impls []string
-}{
-	{"sequential", []string{"sequential", "loop", "slices"}},
-	{"goroutines", []string{"goroutine", "goroutines"}},
-	{"errgroup", []string{"errgroup"}},
-	{"conc", []string{"conc", "conc-iter"}},
-	{"pond", []string{"pond"}},
-	{"fj", []string{"fj"}},
 }
 
-var rowTitles = []struct{ bench, title string }{
-	{"Fork/fine", "fib(27), a fork at every level"},
-	{"Fork/coarse", "fib(35), forks above n = 20"},
-	{"Sort10M", "sort 10M random int64"},
-	{"Reduce50M", "sum of 50M float64"},
-	{"Mandelbrot", "Mandelbrot 1024x1024, a task per row"},
+var loops = table{
+	rows: []struct{ bench, title string }{
+		{"Fork/fine", "fib(27), a fork at every level"},
+		{"Fork/coarse", "fib(35), forks above n = 20"},
+		{"Reduce50M", "sum of 50M float64"},
+		{"Mandelbrot", "Mandelbrot 1024x1024, a task per row"},
+	},
+	cols: []column{
+		{"sequential", nil},
+		{"goroutines", []string{"goroutine", "goroutines"}},
+		{"errgroup", []string{"errgroup"}},
+		{"conc", []string{"conc", "conc-iter"}},
+		{"pond", []string{"pond"}},
+		{"pargo", []string{"pargo"}},
+		{"fj", []string{"fj"}},
+	},
 }
 
-// markdown returns the comparison table at the largest GOMAXPROCS
-// measured: the median time of every implementation, and fj's speedup
-// over the sequential code and over the fastest peer.
-func markdown(res results) string {
-	var b strings.Builder
+var sorts = table{
+	rows: []struct{ bench, title string }{
+		{"Sort10M", "Sort, 10M random int64"},
+		{"SortFunc4M", "SortFunc, 4M 32-byte records"},
+		{"SortStableFunc4M", "SortStableFunc, 4M 32-byte records"},
+		{"SortByKey4M", "SortByKey, 4M records by int64 key"},
+	},
+	cols: []column{
+		{"slices", nil},
+		{"sorty", []string{"sorty"}},
+		{"pargo", []string{"pargo"}},
+		{"parsort", []string{"parsort"}},
+		{"twotwotwo/sorts", []string{"twotwotwo"}},
+		{"fj", []string{"fj"}},
+	},
+	parts: true,
+}
+
+// baselines names each workload's sequential implementation.
+var baselines = map[string]string{
+	"Fork/fine": "sequential", "Fork/coarse": "sequential",
+	"Reduce50M": "loop", "Mandelbrot": "loop",
+	"Sort10M": "slices", "SortFunc4M": "slices", "SortStableFunc4M": "slices", "SortByKey4M": "slices",
+}
+
+// maxProcs returns the largest GOMAXPROCS in the input.
+func (res results) maxProcs() int {
 	procs := 0
 	for k := range res {
 		procs = max(procs, k.procs)
 	}
-	fmt.Fprintf(&b, "| workload (%s, median of %d runs) |", workers(procs), res.runs("Fork/coarse"))
-	for _, c := range columns {
-		fmt.Fprintf(&b, " %s |", c.title)
+	return procs
+}
+
+// ratio formats a/b as README's tables and the charts' labels print it.
+func ratio(a, b float64) string {
+	if a == 0 || b == 0 {
+		return "—"
 	}
-	b.WriteString(" fj vs sequential | fj vs fastest peer |\n|---|")
-	b.WriteString(strings.Repeat("---:|", len(columns)+2) + "\n")
-	for _, row := range rowTitles {
-		fmt.Fprintf(&b, "| %s |", row.title)
-		var seq, fj, best float64
-		for _, c := range columns {
-			cell := "—"
-			for _, impl := range c.impls {
-				if v, _, ok := res.median(key{row.bench, impl, procs}, "ns/op"); ok {
-					cell = fmtDuration(v)
-					switch c.title {
-					case "sequential":
-						seq = v
-					case "fj":
-						fj = v
-						cell = "**" + cell + "**"
-					default:
-						if best == 0 || v < best {
+	return fmt.Sprintf("%.2fx", a/b)
+}
+
+// markdown returns the comparison tables at the largest GOMAXPROCS
+// measured: the median time of every implementation, and fj's speedup
+// over the sequential code and over the fastest peer; for the sorts,
+// also the two parts of fj's speedup, and SortByKey against fj's own
+// SortFunc.
+func markdown(res results) string {
+	var b strings.Builder
+	procs := res.maxProcs()
+	for i, t := range []table{loops, sorts} {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "| workload (%s, median of %d runs) |", workers(procs), res.runs(t.rows[0].bench))
+		for _, c := range t.cols {
+			fmt.Fprintf(&b, " %s |", c.title)
+		}
+		extra := []string{"fj vs sequential", "fj vs fastest peer"}
+		if t.parts {
+			extra = []string{"fj, 1 worker vs slices", "fj, " + workers(procs) + " vs 1", "fj vs slices", "fj vs fastest peer"}
+		}
+		b.WriteString(" " + strings.Join(extra, " | ") + " |\n|---|")
+		b.WriteString(strings.Repeat("---:|", len(t.cols)+len(extra)) + "\n")
+		for _, row := range t.rows {
+			fmt.Fprintf(&b, "| %s |", row.title)
+			var seq, fj, best float64
+			for ci, c := range t.cols {
+				cell := "—"
+				impls := c.impls
+				if ci == 0 {
+					impls = []string{baselines[row.bench]}
+				}
+				for _, impl := range impls {
+					if v, _, ok := res.median(key{row.bench, impl, procs}, "ns/op"); ok {
+						cell = fmtDuration(v)
+						switch {
+						case ci == 0:
+							seq = v
+						case c.title == "fj":
+							fj = v
+							cell = "**" + cell + "**"
+						case best == 0 || v < best:
 							best = v
 						}
+						break
 					}
 				}
+				fmt.Fprintf(&b, " %s |", cell)
 			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
-		ratio := func(base float64) string {
-			if base == 0 || fj == 0 {
-				return "—"
+			if t.parts {
+				seq1, _, _ := res.median(key{row.bench, baselines[row.bench], 1}, "ns/op")
+				fj1, _, _ := res.median(key{row.bench, "fj", 1}, "ns/op")
+				fmt.Fprintf(&b, " %s | %s |", ratio(seq1, fj1), ratio(fj1, fj))
 			}
-			return fmt.Sprintf("%.2fx", base/fj)
+			fmt.Fprintf(&b, " %s | %s |\n", ratio(seq, fj), ratio(best, fj))
 		}
-		fmt.Fprintf(&b, " %s | %s |\n", ratio(seq), ratio(best))
+	}
+	if fj, _, ok := res.median(key{"SortByKey4M", "fj", procs}, "ns/op"); ok {
+		if sf, _, ok := res.median(key{"SortByKey4M", "fj-SortFunc", procs}, "ns/op"); ok {
+			fmt.Fprintf(&b, "\nSortByKey against fj's SortFunc on the same records, %s: %s against %s, %s.\n",
+				workers(procs), fmtDuration(fj), fmtDuration(sf), ratio(sf, fj))
+		}
 	}
 	return b.String()
 }
@@ -258,7 +335,13 @@ var colour = map[string]string{
 	"conc":       "#2ca02c",
 	"conc-iter":  "#2ca02c",
 	"pond":       "#9467bd",
+	"pargo":      "#bcbd22",
+	"sorty":      "#17becf",
+	"parsort":    "#e377c2",
+	"twotwotwo":  "#ff7f0e",
 	"slices":     "#8c564b",
+	// fj's SortFunc beside its SortByKey: fj's colour, lighter.
+	"fj-SortFunc": "#f2a09f",
 }
 
 const font = `font-family="Helvetica, Arial, sans-serif"`
@@ -338,35 +421,48 @@ func fmtNum(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-// panel is one workload of the speedup chart.
+// panel is one workload of the speedup chart: fj first, then the other
+// implementations, each against the workload's sequential baseline.
 type panel struct {
-	bench, title, baseline string
-	impls                  []string
+	bench, title string
+	impls        []string
 }
 
 var panels = []panel{
-	{"Fork/coarse", "fib(35), forks above n = 20", "sequential", []string{"goroutine", "errgroup", "conc", "fj"}},
-	{"Sort10M", "Sort, 10M int64", "slices", []string{"fj"}},
-	{"Reduce50M", "Sum of 50M float64", "loop", []string{"goroutines", "conc-iter", "pond", "fj"}},
-	{"Mandelbrot", "Mandelbrot 1024², by rows", "loop", []string{"errgroup", "conc-iter", "pond", "fj"}},
+	{"Fork/coarse", "fib(35), forks above n = 20", []string{"fj", "goroutine", "errgroup", "conc"}},
+	{"Reduce50M", "Sum of 50M float64", []string{"fj", "goroutines", "conc-iter", "pond", "pargo"}},
+	{"Mandelbrot", "Mandelbrot 1024², a task per row", []string{"fj", "errgroup", "conc-iter", "pond", "pargo"}},
+	{"Sort10M", "Sort, 10M int64", []string{"fj", "sorty", "pargo", "parsort", "twotwotwo"}},
+	{"SortFunc4M", "SortFunc, 4M 32-byte records", []string{"fj", "sorty", "pargo", "parsort"}},
+	{"SortStableFunc4M", "SortStableFunc, 4M records", []string{"fj", "pargo", "parsort"}},
+	{"SortByKey4M", "SortByKey, 4M records (stable)", []string{"fj", "fj-SortFunc", "twotwotwo"}},
+}
+
+// label names an implementation in the charts.
+func label(impl string) string {
+	switch impl {
+	case "twotwotwo":
+		return "twotwotwo/sorts"
+	case "fj-SortFunc":
+		return "fj SortFunc"
+	}
+	return impl
 }
 
 // speedup draws, per workload, the speedup of each implementation over
-// the sequential baseline at one worker, against the worker count.
+// the sequential baseline measured at the same GOMAXPROCS, as horizontal
+// bars: one per worker count measured, the lighter for fewer workers,
+// each with its value at its end. The dashed lines mark the sequential
+// code (1x) and the number of workers measured.
 func speedup(res results) string {
 	const (
-		panelW, panelH = 360, 230
-		cols           = 2
-		padL, padT     = 50, 40 // inside a panel: room for the axis and title
-		plotW, plotH   = 160, 150
-		top            = 70
+		width, cols          = 980, 2
+		panelW               = width / cols
+		nameW, valueW, padR  = 118, 128, 14
+		barH, implGap, headH = 13, 7, 40
+		top                  = 74
 	)
-	rows := (len(panels) + cols - 1) / cols
-	width, height := cols*panelW+20, top+rows*panelH+40
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" %s font-size="12">`+"\n", width, height, width, height, font)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="16" y="26" font-size="17" font-weight="bold">Speedup over sequential code against workers</text>`+"\n")
+	plotW := float64(panelW - nameW - valueW - padR)
 	var allProcs []int
 	for _, pn := range panels {
 		for _, p := range res.procs(pn.bench) {
@@ -376,85 +472,189 @@ func speedup(res results) string {
 		}
 	}
 	slices.Sort(allProcs)
-	fmt.Fprintf(&b, `<text x="16" y="48" fill="#444">median of %d runs per point; measured at %s workers (GOMAXPROCS)%s; higher is better</text>`+"\n",
+	// Each panel's height, from the implementations measured in it.
+	heights := make([]int, len(panels))
+	for i, pn := range panels {
+		heights[i] = headH + len(pn.impls)*(len(res.procs(pn.bench))*barH+implGap) + 24
+	}
+	rowY := []int{top}
+	for r := 0; r*cols < len(panels); r++ {
+		h := 0
+		for c := 0; c < cols && r*cols+c < len(panels); c++ {
+			h = max(h, heights[r*cols+c])
+		}
+		rowY = append(rowY, rowY[r]+h)
+	}
+	height := rowY[len(rowY)-1] + 30
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" %s font-size="11">`+"\n", width, height, width, height, font)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(&b, `<text x="16" y="26" font-size="17" font-weight="bold">Speedup over sequential code, by workers</text>`+"\n")
+	fmt.Fprintf(&b, `<text x="16" y="48" fill="#444" font-size="12">sequential time / time, medians of %d runs, both at the same GOMAXPROCS; measured at %s workers%s; longer is better</text>`+"\n",
 		res.runs("Sort10M"), joinInts(allProcs), onCores(res))
 	for n, pn := range panels {
-		x0 := 10 + (n%cols)*panelW
-		y0 := top + (n/cols)*panelH
+		x0 := (n % cols) * panelW
+		y0 := rowY[n/cols]
 		procs := res.procs(pn.bench)
-		base, _, ok := res.median(key{pn.bench, pn.baseline, 1}, "ns/op")
-		if !ok || len(procs) == 0 {
-			fmt.Fprintf(&b, `<text x="%d" y="%d">%s: not measured</text>`+"\n", x0+padL, y0+padT, esc(pn.title))
+		base := baselines[pn.bench]
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold" font-size="13">%s</text>`+"\n", x0+16, y0+14, esc(pn.title))
+		if len(procs) == 0 {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#666">not measured</text>`+"\n", x0+16, y0+32)
 			continue
 		}
-		// The y axis runs from 0 to the largest of the ideal speedup and
-		// the measured ones, so that a super-linear point still fits.
+		// The x axis runs from 0 to the largest of the measured speedups
+		// and the most workers, rounded up to a whole number.
 		maxS := float64(slices.Max(procs))
 		for _, impl := range pn.impls {
 			for _, p := range procs {
-				if v, _, ok := res.median(key{pn.bench, impl, p}, "ns/op"); ok {
-					maxS = max(maxS, base/v)
+				if s, ok := res.speedup(pn.bench, base, impl, p); ok {
+					maxS = max(maxS, s)
 				}
 			}
 		}
-		maxS = math.Ceil(maxS*2) / 2
-		px := func(p int) float64 {
-			if len(procs) == 1 {
-				return float64(x0+padL) + plotW/2
-			}
-			i := slices.Index(procs, p)
-			return float64(x0+padL) + float64(i)/float64(len(procs)-1)*plotW
+		maxS = math.Ceil(maxS)
+		px := func(s float64) float64 { return float64(x0+nameW) + s/maxS*plotW }
+		plotTop, plotBottom := y0+headH-8, y0+heights[n]-24
+		// Gridlines at every whole speedup, labelled under the plot (every
+		// second or fifth one on a long axis); the 1x line (the
+		// sequential code) and the ideal (the most workers) dashed.
+		step := 1.0
+		switch {
+		case maxS > 12:
+			step = 5
+		case maxS > 6:
+			step = 2
 		}
-		py := func(s float64) float64 { return float64(y0+padT+plotH) - s/maxS*plotH }
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold" font-size="13">%s</text>`+"\n", x0+padL-30, y0+padT-18, esc(pn.title))
-		// Axes, grid and the baseline at 1.
-		for s := 0.0; s <= maxS+1e-9; s += 0.5 {
-			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`+"\n", x0+padL, py(s), x0+padL+plotW, py(s))
-			if s == math.Trunc(s) {
-				fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%g×</text>`+"\n", x0+padL-6, py(s)+4, s)
+		for s := 0.0; s <= maxS; s++ {
+			stroke, dash := "#eee", ""
+			if s == 1 || s == float64(slices.Max(procs)) {
+				stroke, dash = "#999", ` stroke-dasharray="4 3"`
+			}
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"%s/>`+"\n", px(s), plotTop, px(s), plotBottom, stroke, dash)
+			if math.Mod(s, step) == 0 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666" font-size="10">%g×</text>`+"\n", px(s), plotBottom+12, s)
 			}
 		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#888" stroke-dasharray="4 3"/>`+"\n", x0+padL, py(1), x0+padL+plotW, py(1))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" fill="#888" font-size="10">%s</text>`+"\n", x0+padL+4, py(1)-4, esc(pn.baseline))
-		for _, p := range procs {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%d</text>`+"\n", px(p), y0+padT+plotH+16, p)
-		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555" font-size="11">workers</text>`+"\n", float64(x0+padL)+plotW/2, y0+padT+plotH+32)
-		// One line per implementation, fj last so that it is drawn on top.
-		for i, impl := range pn.impls {
-			var pts []string
-			for _, p := range procs {
-				if v, _, ok := res.median(key{pn.bench, impl, p}, "ns/op"); ok {
-					pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(p), py(base/v)))
-				}
-			}
-			if len(pts) == 0 {
-				continue
-			}
-			c, sw := colour[impl], 2.0
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#666" font-size="10">1× = %s; dashed: 1× and %d×</text>`+"\n", x0+16, y0+28, esc(base), slices.Max(procs))
+		y := y0 + headH
+		for _, impl := range pn.impls {
+			c := colour[impl]
+			weight := "normal"
 			if impl == "fj" {
-				sw = 3
+				weight = "bold"
 			}
-			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="%.0f"/>`+"\n", strings.Join(pts, " "), c, sw)
-			for _, pt := range pts {
-				xy := strings.Split(pt, ",")
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.5" fill="%s"/>`+"\n", xy[0], xy[1], c)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-weight="%s">%s</text>`+"\n", x0+nameW-8, y+len(procs)*barH/2+4, weight, esc(label(impl)))
+			for i, p := range procs {
+				s, ok := res.speedup(pn.bench, base, impl, p)
+				if !ok {
+					continue
+				}
+				opacity := 1.0
+				if i < len(procs)-1 {
+					opacity = 0.45 // fewer workers: lighter
+				}
+				w := math.Max(1, px(s)-float64(x0+nameW))
+				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="%.2f"/>`+"\n", x0+nameW, y+i*barH, w, barH-2, c, opacity)
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#222" font-size="10">%s · %s</text>`+"\n", px(maxS)+6, y+i*barH+barH-3, strings.Replace(ratioOf(s), "x", "×", 1), workers(p))
 			}
-			// Legend, right of the plot, with the speedup at the most workers.
-			last := procs[len(procs)-1]
-			label := impl
-			if v, _, ok := res.median(key{pn.bench, impl, last}, "ns/op"); ok {
-				label = fmt.Sprintf("%s %.2f×", impl, base/v)
-			}
-			ly := y0 + padT + 4 + i*16
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/>`+"\n", x0+padL+plotW+24, ly, c)
-			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11"%s>%s</text>`+"\n", x0+padL+plotW+38, ly+9,
-				map[bool]string{true: ` font-weight="bold"`, false: ""}[impl == "fj"], esc(label))
+			y += len(procs)*barH + implGap
 		}
 	}
-	if len(allProcs) > 0 {
-		fmt.Fprintf(&b, `<text x="16" y="%d" fill="#666" font-size="11">Legend: speedup at %d workers. bench/measure.sh; go run ./cmd/charts (fj/bench).</text>`+"\n", height-14, slices.Max(allProcs))
+	fmt.Fprintf(&b, `<text x="16" y="%d" fill="#666" font-size="11">Lighter bars: fewer workers (GOMAXPROCS). bench/measure.sh; go run ./cmd/charts (fj/bench).</text>`+"\n", height-12)
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// speedup returns the median time of the baseline over that of impl,
+// both at GOMAXPROCS procs.
+func (res results) speedup(bench, base, impl string, procs int) (float64, bool) {
+	s, _, ok1 := res.median(key{bench, base, procs}, "ns/op")
+	v, _, ok2 := res.median(key{bench, impl, procs}, "ns/op")
+	if !ok1 || !ok2 || v == 0 {
+		return 0, false
 	}
+	return s / v, true
+}
+
+// ratioOf formats a ratio already divided as ratio does.
+func ratioOf(r float64) string { return fmt.Sprintf("%.2fx", r) }
+
+// overhead draws fj's work overhead per workload: the median time of fj
+// on one worker over the sequential baseline's, on a log scale from 1,
+// so that a bar to the left means fj on one worker beats the sequential
+// code (a better algorithm) and a bar to the right is the cost of
+// forking when nobody steals.
+func overhead(res results) string {
+	type bar struct {
+		title string
+		v     float64
+	}
+	var bars []bar
+	for _, row := range append(slices.Clone(loops.rows), sorts.rows...) {
+		if r, ok := res.speedup(row.bench, baselines[row.bench], "fj", 1); ok {
+			bars = append(bars, bar{row.title, 1 / r})
+		}
+	}
+	const (
+		width, left, right, top = 860, 270, 40, 84
+		barH, gap               = 18, 8
+	)
+	lo, hi := 1.0, 1.0
+	for _, br := range bars {
+		lo, hi = min(lo, br.v), max(hi, br.v)
+	}
+	// Whole decades around the values: the axis is log10.
+	lo, hi = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+	if hi == lo {
+		hi = lo * 10
+	}
+	plotW := float64(width - left - right)
+	px := func(v float64) float64 {
+		return float64(left) + (math.Log10(v)-math.Log10(lo))/(math.Log10(hi)-math.Log10(lo))*plotW
+	}
+	height := top + len(bars)*(barH+gap) + 56
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" %s font-size="12">`+"\n", width, height, width, height, font)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(&b, `<text x="16" y="26" font-size="17" font-weight="bold">Work overhead: fj on one worker over the sequential code</text>`+"\n")
+	fmt.Fprintf(&b, `<text x="16" y="48" fill="#444">T1 / TS, medians of %d runs at GOMAXPROCS 1; log scale; left of 1: faster than sequential, right: the cost of forking</text>`+"\n", res.runs("Sort10M"))
+	if len(bars) == 0 {
+		fmt.Fprintf(&b, `<text x="16" y="%d">not measured</text>`+"\n", top)
+	}
+	// Ticks: 1, 2 and 5 times every power of ten in range.
+	for d := lo; d <= hi*1.0001; d *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			v := d * m
+			if v > hi*1.0001 {
+				break
+			}
+			stroke := "#eee"
+			if v == 1 {
+				stroke = "#666"
+			}
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", px(v), top-8, px(v), top+len(bars)*(barH+gap), stroke)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555" font-size="11">%s</text>`+"\n", px(v), top+len(bars)*(barH+gap)+16, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	y := top
+	for _, br := range bars {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-10, y+barH-5, esc(br.title))
+		x1, x2 := px(1), px(br.v)
+		fill := colour["fj"]
+		if br.v < 1 {
+			fill = "#2ca02c" // faster than the sequential code on one worker
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", math.Min(x1, x2), y, math.Max(1, math.Abs(x2-x1)), barH, fill)
+		// The value on the side away from the 1 line, so that it never
+		// meets the bar or the line.
+		if br.v >= 1 {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", math.Max(x1, x2)+6, y+barH-5, ratioOf(br.v))
+		} else {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", x2-6, y+barH-5, ratioOf(br.v))
+		}
+		y += barH + gap
+	}
+	fmt.Fprintf(&b, `<text x="16" y="%d" fill="#666" font-size="11">TS: fib without forks, a plain loop, the slices sort (SortByKey: SortStableFunc). bench/measure.sh; go run ./cmd/charts.</text>`+"\n", height-14)
 	b.WriteString("</svg>\n")
 	return b.String()
 }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package bench
+
+import "time"
+
+// processCPU returns 0: the CPU time is measured on Unix systems only.
+func processCPU() time.Duration { return 0 }
