@@ -18,7 +18,7 @@ import (
 // Lazy splitting (Tzannes et al., "Lazy binary splitting", PPoPP 2010;
 // oneTBB's auto_partitioner and Rayon's adaptive splitter are relatives):
 // a piece of the range runs as a plain loop, in steps, and between two
-// steps looks at whether another worker of the pool is idle (WantsWork:
+// steps looks at whether another worker of the pool is idle (ShouldSplit:
 // one load of a word every fork loads anyway), its own worker has no task
 // queued that the idle one could take instead (a split made a moment ago
 // and not stolen yet, or a piece of an enclosing loop, which is larger),
@@ -83,6 +83,10 @@ type loop[T any, I constraints.Integer] struct {
 	// made at the first split; the copy's shared is itself.
 	shared *loop[T, I]
 	res    partial[T] // the result, for a loop run from outside the pool
+	// split is runPiece[T, I], made once per shared loop: a generic
+	// function value made inside generic code is a closure over its
+	// dictionary, an allocation each time it is made.
+	split func(w *pool.Worker, p piece[T, I]) partial[T]
 }
 
 // partial is a reduction's result for a piece, and whether there is one:
@@ -162,7 +166,7 @@ func (l *loop[T, I]) setup(workers int, n uint64, c *config) {
 // given number of workers.
 //
 // For's steps are iterations between two looks at the stop flag and at
-// WantsWork: a sixteenth of a worker's share, at most 64 (a look costs
+// ShouldSplit: a sixteenth of a worker's share, at most 64 (a look costs
 // two loads; for trivial bodies even that per iteration would cost a
 // quarter of the loop), so that a short loop of long iterations still
 // splits when a worker turns idle. The other forms' steps are calls of
@@ -189,7 +193,7 @@ func (l *loop[T, I]) steps(workers int, n uint64) uint64 {
 const minStep = 32
 
 // pollEvery is the most iterations of For between two looks at the stop
-// flag, the context and WantsWork: often enough that a loop stops, and
+// flag, the context and ShouldSplit: often enough that a loop stops, and
 // hands work to an idle worker, within microseconds, rarely enough that
 // the look costs nothing.
 const pollEvery = 64
@@ -247,14 +251,15 @@ func (l *loop[T, I]) share() *loop[T, I] {
 			h.ctl = newControl(&config{})
 		}
 		h.shared = h
+		h.split = runPiece[T, I]
 		l.shared = h
 	}
 	return l.shared
 }
 
-// wantsWork reports whether another worker of w's pool is idle (see
-// sched.Worker.WantsWork).
-func wantsWork(w *pool.Worker) bool { return sched.From[sched.Worker](w).WantsWork() }
+// shouldSplit reports whether a loop on w should split for an idle worker
+// (see sched.Worker.ShouldSplit).
+func shouldSplit(w *pool.Worker) bool { return sched.From[sched.Worker](w).ShouldSplit() }
 
 // piece is a part [lo, hi) of a shared loop, for JoinArgs.
 type piece[T any, I constraints.Integer] struct {
@@ -284,17 +289,17 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 	}
 	sw := sched.From[sched.Worker](w)
 	hint := sw.LoopHint()
-	outer := *hint // an enclosing loop on w has steps left: it splits, not we
+	outer := *hint // an enclosing loop on w has steps left: it splits, not we (ShouldSplit)
 	for lo < hi {
 		if l.ctl != nil && l.ctl.stopped() {
 			l.ctl.skip()
 			return acc
 		}
 		n := hi - lo
-		if n/2 >= l.grain && !outer && sw.WantsWork() && sw.Queued() == 0 {
+		if n/2 >= l.grain && sw.ShouldSplit() {
 			mid := lo + n/2
 			sh := l.share()
-			a, b := forkjoin.JoinArgs(w, runPiece[T, I], piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
+			a, b := forkjoin.JoinArgs(w, sh.split, piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
 			return l.merge(l.merge(acc, a), b)
 		}
 		end := lo + min(n, l.step)
@@ -324,7 +329,7 @@ func (l *loop[T, I]) runEager(w *pool.Worker, lo, hi uint64) partial[T] {
 	if n/2 >= l.grain {
 		mid := lo + n/2
 		sh := l.share()
-		a, b := forkjoin.JoinArgs(w, runPiece[T, I], piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
+		a, b := forkjoin.JoinArgs(w, sh.split, piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
 		return l.merge(a, b)
 	}
 	p, _ := l.leaf(w, lo, hi)

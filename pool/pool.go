@@ -172,5 +172,9 @@ func (w *Worker) Run(f func(w *Worker)) {
 	}
 	sw := w.sched()
 	sw.Check("Worker.Run")
-	sw.Run(func(sw *sched.Worker) { f(sched.As[Worker](sw)) })
+	// As on another worker, a panic in f is re-raised as a *PanicError; a
+	// runtime.Goexit in f unwinds on, and the enclosing task reports it.
+	if p := sched.Capture(func() { f(w) }); p != nil {
+		panic(p.Err)
+	}
 }

@@ -72,9 +72,9 @@ type WorkerStats struct {
 // current it is.
 func (p *Pool) Stats() Stats {
 	p.check("Stats")
-	ws, submitted := p.sched().Snapshot()
+	ws, submitted, blocking, mostBlocking := p.sched().Snapshot()
 	s := Stats{Workers: make([]WorkerStats, len(ws)), Submitted: submitted}
-	s.Blocking, s.MostBlocking = p.sched().BlockingStats()
+	s.Blocking, s.MostBlocking = blocking, mostBlocking
 	for i, c := range ws {
 		s.Workers[i] = WorkerStats(c)
 		s.Total.add(s.Workers[i])

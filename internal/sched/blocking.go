@@ -67,7 +67,7 @@ import (
 // runs, of any pool (B1-B5); see pool.Blocking, which documents it for
 // users. Outside every task it just calls f.
 func Blocking(f func()) {
-	if w := Current(); w != nil {
+	if w := current(); w != nil {
 		w.blocking(f)
 		return
 	}
@@ -94,12 +94,12 @@ func (w *Worker) blocking(f func()) {
 	f() // B4
 }
 
-// DefaultMaxBlocking is the cap on sections (Config.MaxBlocking) of a pool
+// defaultMaxBlocking is the cap on sections (Config.MaxBlocking) of a pool
 // of n workers that sets none: 64 per worker, and at least 256. A section
 // blocked in f keeps a goroutine (a few kilobytes of stack at least); the
 // cap keeps that memory bounded while leaving room for the usual case of
 // many more blocked calls than cores.
-func DefaultMaxBlocking(workers int) int { return max(256, 64*workers) }
+func defaultMaxBlocking(workers int) int { return max(256, 64*workers) }
 
 // blockingSlots is a pool's cap on tasks inside a section's f at once
 // (B2): a counting semaphore whose fast path is one CAS, and whose slow
@@ -165,11 +165,11 @@ func (b *blockingSlots) release() {
 	}
 }
 
-// BlockingStats returns the number of tasks inside a section's f now and
-// the most there have been at once since the pool started.
-func (p *Pool) BlockingStats() (now, most uint64) {
+// blockingStats returns the number of tasks inside a section's f now and
+// the most there have been at once since the pool started (Snapshot).
+func (p *Pool) blockingStats() (now, most uint64) {
 	return uint64(max(0, p.slots.n.Load())), uint64(p.slots.most.Load())
 }
 
-// MaxBlocking returns the pool's cap on sections (Config.MaxBlocking).
-func (p *Pool) MaxBlocking() int { return int(p.slots.limit) }
+// maxBlocking returns the pool's cap on sections (Config.MaxBlocking).
+func (p *Pool) maxBlocking() int { return int(p.slots.limit) }

@@ -10,7 +10,7 @@ type Config struct {
 	Workers       int    // number of worker goroutines
 	DequeCapacity int    // capacity of each worker's deque, rounded up to a power of two
 	Name          string // for Stats, profiler labels and traces
-	MaxBlocking   int    // cap on tasks in blocking sections at once; 0: DefaultMaxBlocking(Workers)
+	MaxBlocking   int    // cap on tasks in blocking sections at once; 0: defaultMaxBlocking(Workers)
 }
 
 // maxWorkers bounds the worker count: the control word packs the number of

@@ -4,7 +4,3 @@ package sched
 
 // debugChecks is on: built with -tags fjdebug, or with -race.
 const debugChecks = true
-
-// DebugChecks tells the layers above whether to run their own debug
-// checks (see debug.go).
-const DebugChecks = debugChecks

@@ -109,3 +109,18 @@ func (c *Counter) addWaiter(n *waiter) bool {
 		}
 	}
 }
+
+// DebugChecks is debugChecks, for the external tests.
+const DebugChecks = debugChecks
+
+// Current is current, for the external tests.
+func Current() *Worker { return current() }
+
+// DefaultMaxBlocking is defaultMaxBlocking, for the external tests.
+func DefaultMaxBlocking(workers int) int { return defaultMaxBlocking(workers) }
+
+// MaxBlocking is maxBlocking, for the external tests.
+func (p *Pool) MaxBlocking() int { return p.maxBlocking() }
+
+// BlockingStats is what Snapshot reports of the blocking sections.
+func (p *Pool) BlockingStats() (now, most uint64) { return p.blockingStats() }

@@ -252,9 +252,9 @@ func removePool(p *Pool) {
 	pools.list.Store(&l)
 }
 
-// Current returns the worker, of any pool, whose task the calling
+// current returns the worker, of any pool, whose task the calling
 // goroutine is running, or nil. It costs a lookup per open pool.
-func Current() *Worker {
+func current() *Worker {
 	l := pools.list.Load()
 	if l == nil {
 		return nil

@@ -66,7 +66,7 @@ func New(cfg Config) *Pool {
 	}
 	p.holders.init(n)
 	if cfg.MaxBlocking == 0 {
-		cfg.MaxBlocking = DefaultMaxBlocking(n)
+		cfg.MaxBlocking = defaultMaxBlocking(n)
 	}
 	p.slots.init(cfg.MaxBlocking)
 	p.inj.init(min(n, 16))
@@ -144,7 +144,9 @@ func (p *Pool) Closed() bool { return p.closed.Load() }
 // passed: blocking a worker of p until p runs f could deadlock.
 func (p *Pool) Run(f func(w *Worker)) {
 	if w := p.Caller(); w != nil {
-		w.Run(f)
+		if p := Capture(func() { f(w) }); p != nil {
+			panic(p.Err)
+		}
 		return
 	}
 	j := &externalJob{f: f}

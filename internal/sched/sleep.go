@@ -408,10 +408,14 @@ type hooks struct {
 	afterAnnounce  func(w *Worker) // S1, between the announcement and the store of asleep
 }
 
-// WantsWork reports whether some other worker of w's pool is idle:
-// searching for work, waiting for news or asleep (any count in ctl). A
-// task that could split its work (a loop running a range sequentially)
-// splits only then: while every worker is busy, a split would only make
-// tasks that its own worker takes back (lazy binary splitting). It is one
-// load of ctl, the word every fork loads anyway (P2).
-func (w *Worker) WantsWork() bool { return w.pool.ctl.Load() != 0 }
+// ShouldSplit reports whether a task that could split its work (a loop
+// running a range sequentially) should split it now: some other worker of
+// w's pool is idle (searching for work, waiting for news or asleep: any
+// count in ctl), w has no task queued that the idle one could take
+// instead, and no loop enclosing the caller on w has steps left to give
+// away (LoopHint). While every worker is busy a split would only make
+// tasks that its own worker takes back (lazy binary splitting). The first
+// test is one load of ctl, the word every fork loads anyway (P2).
+func (w *Worker) ShouldSplit() bool {
+	return w.pool.ctl.Load() != 0 && !w.inLoop && w.dq.Count() == 0
+}

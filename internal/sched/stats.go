@@ -43,8 +43,10 @@ func (w *Worker) publish() {
 }
 
 // Snapshot returns every worker's published counters, indexed by worker
-// id, and the number of tasks submitted from outside.
-func (p *Pool) Snapshot() (workers []Counters, submitted uint64) {
+// id, the number of tasks submitted from outside, and the tasks inside a
+// blocking section's f now and the most there have been at once since
+// the pool started (blocking.go).
+func (p *Pool) Snapshot() (workers []Counters, submitted, blocking, mostBlocking uint64) {
 	workers = make([]Counters, len(p.workers))
 	for i, w := range p.workers {
 		workers[i] = Counters{
@@ -59,5 +61,6 @@ func (p *Pool) Snapshot() (workers []Counters, submitted uint64) {
 			Parked:       uint64(max(0, w.parked.Load())),
 		}
 	}
-	return workers, p.submitted.Load()
+	blocking, mostBlocking = p.blockingStats()
+	return workers, p.submitted.Load(), blocking, mostBlocking
 }

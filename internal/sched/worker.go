@@ -98,16 +98,6 @@ func (w *Worker) ID() int { return w.id }
 // Pool returns the pool w belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
-// Run calls f(w) on the calling goroutine, which must be the one running
-// w's current task. A panic in f is re-raised as pool's *PanicError, as it
-// would be had f run on another worker; a runtime.Goexit in f unwinds on,
-// and the enclosing task reports it.
-func (w *Worker) Run(f func(w *Worker)) {
-	if p := Capture(func() { f(w) }); p != nil {
-		panic(p.Err)
-	}
-}
-
 // Queued returns the number of tasks in w's deque, private ones included:
 // for tests that bound how much work a computation keeps queued. Only the
 // goroutine holding w may call it.
