@@ -20,8 +20,7 @@ import (
 // does using it from a goroutine that is not running a task of the
 // block's pool (a goroutine you started).
 type Block struct {
-	w  *pool.Worker // the worker running the body
-	sp *sched.Pool  // its pool
+	w *pool.Worker // the worker running the body
 
 	// group counts the tasks not yet finished, plus the body while it
 	// runs; a fork into an ended block is refused (sched.Group, G1-G4).
@@ -31,17 +30,22 @@ type Block struct {
 
 	// bodyG is the body's goroutine id: Wait is the body's alone.
 	bodyG int64
+
+	finished atomic.Bool // Define has returned
 	// waiting is set while the body waits (Wait, and the end of Define):
 	// the only time a task of the block runs on the body's goroutine,
 	// inline. Only that goroutine reads and writes it.
 	waiting bool
-
-	finished atomic.Bool // Define has returned
-	errMode  bool        // created by DefineErr: Go is allowed
+	errMode bool // created by DefineErr: Go is allowed
 
 	// failure is allocated by the first panic or error; most blocks never
 	// need it, and it would double the size of every Block.
 	failure atomic.Pointer[failure]
+
+	// A Block is 64 bytes, a size class of its own, as a block per node
+	// of a tree makes a million of them (alloc_test.go pins the size):
+	// its pool is b.w's, the flags share a word, and the group keeps its
+	// canceled flag in its count.
 }
 
 type failure struct {
@@ -125,7 +129,7 @@ func (b *Block) checkErrMode(op string) {
 // block's pool, for Run and Go.
 func (b *Block) caller(op string) *sched.Worker {
 	b.checkLive(op)
-	w := b.sp.Caller()
+	w := b.pool().Caller()
 	if w == nil {
 		panic("taskblock: " + op + " called from a goroutine that is not running a task of the block's pool " +
 			"(a goroutine you started, or a task of another pool): only the body and the tasks of the block " +
@@ -141,12 +145,15 @@ func (b *Block) from(w *pool.Worker, op string) *sched.Worker {
 	}
 	b.checkLive(op)
 	sw := sched.From[sched.Worker](w)
-	if sw.Pool() != b.sp {
+	if sw.Pool() != b.pool() {
 		panic("taskblock: " + op + " with a worker of another pool than the block's")
 	}
 	sw.Check("taskblock.Block." + op)
 	return sw
 }
+
+// pool is the block's pool: its body's worker's.
+func (b *Block) pool() *sched.Pool { return sched.From[sched.Worker](b.w).Pool() }
 
 func (b *Block) checkLive(op string) {
 	if b.finished.Load() {

@@ -84,7 +84,7 @@ func onPool(p *pool.Pool, body func(*Block), bodyErr func(*Block) error) (ps Pan
 }
 
 func newBlock(w *pool.Worker, errMode bool) *Block {
-	return &Block{w: w, sp: sched.From[sched.Worker](w).Pool(), errMode: errMode, bodyG: sched.Goid()}
+	return &Block{w: w, errMode: errMode, bodyG: sched.Goid()}
 }
 
 // define runs the body on b.w and waits for the block's tasks (G4).

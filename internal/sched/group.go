@@ -1,6 +1,9 @@
 package sched
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Group is a join scope: the tasks forked in one task block, joined all
 // at once. It is the job type's join (job.go) for a set of tasks instead
@@ -8,7 +11,9 @@ import "sync/atomic"
 //
 //	G1  The group counts its tasks not yet finished, plus one for its
 //	    opener (a block's body) until Close: the word n is
-//	    2×pending + open.
+//	    2×pending + open, plus the bit canceledBit once canceled (kept in
+//	    the same word so that a Block fits in 64 bytes; every count below
+//	    is of n without that bit).
 //	G2  A fork into the group (Add) is refused once n is 0: the opener has
 //	    closed it and every task has finished, so its joiner may already
 //	    have returned. Any legal forker is the opener (before Close) or a
@@ -22,11 +27,13 @@ import "sync/atomic"
 //	    bottom of its worker's deque and runs them inline (J1, J2: they
 //	    are what it waits for), then waits for the rest (J3).
 type Group struct {
-	n        atomic.Int64
-	waiters  atomic.Pointer[waiter]
-	canceled atomic.Bool
-	owner    GroupOwner
+	n       atomic.Int64 // 2×pending + open, | canceledBit (G1)
+	waiters atomic.Pointer[waiter]
+	owner   GroupOwner
 }
+
+// canceledBit marks a canceled group in n, far above any count.
+const canceledBit = 1 << 62
 
 // GroupOwner is told how the tasks of a group failed (taskblock's Block,
 // which collects the panics and keeps the first error).
@@ -46,10 +53,10 @@ func (g *Group) Open(owner GroupOwner) {
 
 // Cancel cancels g: its tasks that have not started are skipped, and Go
 // forks nothing more.
-func (g *Group) Cancel() { g.canceled.Store(true) }
+func (g *Group) Cancel() { g.n.Or(canceledBit) }
 
 // Canceled reports whether g has been canceled.
-func (g *Group) Canceled() bool { return g.canceled.Load() }
+func (g *Group) Canceled() bool { return g.n.Load()&canceledBit != 0 }
 
 // Close is the opener's last word (G1): after it, only running tasks of
 // the group may fork into it.
@@ -60,7 +67,7 @@ func (g *Group) Close() { g.addN(-1) }
 func (g *Group) add() bool {
 	for {
 		n := g.n.Load()
-		if n == 0 {
+		if n&^canceledBit == 0 {
 			return false
 		}
 		// Sequentially consistent CAS: a task's Done that brings n to
@@ -76,7 +83,7 @@ func (g *Group) add() bool {
 func (g *Group) done() { g.addN(-2) }
 
 func (g *Group) addN(d int64) {
-	v := g.n.Add(d)
+	v := g.n.Add(d) &^ canceledBit
 	if v < 0 {
 		panic("sched: Group below zero")
 	}
@@ -91,7 +98,7 @@ func (g *Group) addN(d int64) {
 }
 
 // IsSet reports whether no task of g is pending.
-func (g *Group) IsSet() bool { return g.n.Load()>>1 == 0 }
+func (g *Group) IsSet() bool { return (g.n.Load()&^canceledBit)>>1 == 0 }
 
 func (g *Group) addWaiter(n *waiter) bool {
 	for {
@@ -116,24 +123,19 @@ func (g *Group) Wait(w *Worker) {
 }
 
 // groupTask is one function run in a group: exactly one of f and fe is
-// set, as a func(*W) or a func(*W) error for the W that Go was given, and
-// call calls it.
+// set. They are the functions Go was given, of types func(*W) and
+// func(*W) error, held as functions of *Worker: a *W is a *Worker's
+// memory (As), and a function of one pointer is called the same way
+// whatever the pointer's type, so no adapter is needed. (An adapter such
+// as a generic callAs[W] would cost an allocation per Go: a generic
+// function value made inside generic code carries its dictionary in a
+// closure.)
 type groupTask struct {
 	task
 	g     *Group
-	f, fe any
-	call  func(f, fe any, w *Worker) error
+	f     func(*Worker)
+	fe    func(*Worker) error
 	owner *Worker // the worker whose deque it was pushed on
-}
-
-// callAs calls f or fe, of types func(*W) and func(*W) error, with w: the
-// one function value a group task needs per W, no closure.
-func callAs[W any](f, fe any, w *Worker) error {
-	if fe != nil {
-		return fe.(func(*W) error)(As[W](w))
-	}
-	f.(func(*W))(As[W](w))
-	return nil
 }
 
 // Go forks a task of g onto w, the worker the caller holds, that runs f(w')
@@ -142,29 +144,26 @@ func callAs[W any](f, fe any, w *Worker) error {
 // (J4). It reports false, forking nothing, if g has ended (G2); a canceled
 // group forks nothing and reports true.
 func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
-	if g.canceled.Load() {
+	if g.Canceled() {
 		return true
 	}
 	if !g.add() {
 		return false
 	}
-	var af, afe any
-	if fe != nil {
-		afe = fe
-	} else {
-		af = f
-	}
+	// See groupTask: the same function values, typed for *Worker.
+	af := *(*func(*Worker))(unsafe.Pointer(&f))
+	afe := *(*func(*Worker) error)(unsafe.Pointer(&fe))
 	var t *groupTask
 	if st := w.spare(); st != nil {
 		t, _ = st.r.(*groupTask)
 	}
 	if t == nil {
-		t = &groupTask{g: g, f: af, fe: afe, call: callAs[W], owner: w}
+		t = &groupTask{g: g, f: af, fe: afe, owner: w}
 		t.bind(t)
 		w.fork(&t.task)
 		return true
 	}
-	t.g, t.f, t.fe, t.call, t.owner = g, af, afe, callAs[W], w
+	t.g, t.f, t.fe, t.owner = g, af, afe, w
 	if !w.reforkFast(&t.task) {
 		w.refork(&t.task)
 	}
@@ -175,7 +174,7 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 // started; a panic or error cancels the group and goes to its owner; the
 // group counts the task finished last (G3).
 func (t *groupTask) Run(w *Worker) {
-	g, f, fe, call := t.g, t.f, t.fe, t.call
+	g, f, fe := t.g, t.f, t.fe
 	// Done with t itself. If it runs on the worker that pushed it, nobody
 	// else can reach it any more (a thief that read its slot lost the race
 	// to the pop), so hand it back now: the first Go inside f uses the same
@@ -186,14 +185,20 @@ func (t *groupTask) Run(w *Worker) {
 	} else {
 		t.g, t.f, t.fe = nil, nil, nil
 	}
-	if g.canceled.Load() {
+	if g.Canceled() {
 		g.done() // not started: skipped
 		return
 	}
 	var err error
-	w.Guard(func() { err = call(f, fe, w) }, func(p *Panic) {
+	w.Guard(func() {
+		if fe != nil {
+			err = fe(w)
+		} else {
+			f(w)
+		}
+	}, func(p *Panic) {
 		if p != nil || err != nil {
-			g.canceled.Store(true)
+			g.Cancel()
 			g.owner.Failed(p, err)
 		}
 		g.done() // last: the task counts as finished after everything above
