@@ -26,7 +26,7 @@ import (
 
 func sortSizes() []int {
 	s := []int{0, 1, 2, 3, 7, 31, 1000, 12345, 1<<16 + 3}
-	if !testing.Short() && !fjtest.RaceEnabled {
+	if !testing.Short() && !fjtest.RaceEnabled && fjtest.Long() {
 		s = append(s, 1<<20)
 	}
 	return s
@@ -527,7 +527,10 @@ var errSortBoom = errors.New("sort: comparator boom")
 func TestSortComparatorPanicLeavesAPermutation(t *testing.T) {
 	fjtest.Deadline(t, 3*time.Minute)
 	pools := sortPools(t)
-	sizes := []int{2, 1000, 12345, 1<<16 + 3, 1 << 18}
+	sizes := []int{2, 1000, 12345, 1<<16 + 3}
+	if fjtest.Long() {
+		sizes = append(sizes, 1<<18)
+	}
 	if fjtest.RaceEnabled || testing.Short() {
 		sizes = []int{2, 12345, 1<<16 + 3}
 	}

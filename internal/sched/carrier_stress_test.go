@@ -441,6 +441,9 @@ func csCheck(t *testing.T, name string, s int, pr *csProg, got uint64, want csWa
 func TestCarrierStressPrograms(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	seeds := small(72, 56)
+	if !fjtest.Long() {
+		seeds = 24 // FJ_LONG (CI) runs them all
+	}
 	const depth = 7
 	const submitters = 3
 	wants := csWants(seeds, depth)
