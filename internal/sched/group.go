@@ -39,8 +39,9 @@ const canceledBit = 1 << 62
 // which collects the panics and keeps the first error).
 type GroupOwner interface {
 	// Failed is called, from the worker that ran the task, for a task
-	// that panicked (p) or returned an error (err); the group is
-	// canceled already.
+	// that panicked (p) or returned an error (err), before the group is
+	// canceled (Go cancels it right after; an owner may cancel it
+	// itself once it has recorded the failure).
 	Failed(p *Panic, err error)
 }
 
@@ -198,8 +199,12 @@ func (t *groupTask) Run(w *Worker) {
 		}
 	}, func(p *Panic) {
 		if p != nil || err != nil {
-			g.Cancel()
+			// Record first, then cancel: a task that sees the group
+			// canceled and fails in turn must find the first failure
+			// recorded already, or its later error could be taken for
+			// the first.
 			g.owner.Failed(p, err)
+			g.Cancel()
 		}
 		g.done() // last: the task counts as finished after everything above
 	})
