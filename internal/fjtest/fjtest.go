@@ -16,11 +16,23 @@ import (
 // from another goroutine with t.Fatal, so this is the only way to turn a
 // deadlock into a prompt, readable failure instead of a CI timeout.
 //
-// The deadline is scaled up under the race detector, which slows code ~10x.
+// The deadline is scaled up under the race detector, which slows code ~10x,
+// and brought forward to ten seconds before go test's -timeout, so that
+// the dump, which names the test, always comes first.
 func Deadline(t testing.TB, d time.Duration) {
 	t.Helper()
 	if RaceEnabled {
 		d *= 10
+	}
+	// Fire before go test's own -timeout does: its panic prints the
+	// goroutines too, but names no test and comes after the output that
+	// a pipe may cut; ten seconds ahead, this dump names the test.
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := dt.Deadline(); ok {
+			if left := time.Until(end) - 10*time.Second; left > 0 && left < d {
+				d = left
+			}
+		}
 	}
 	name := t.Name()
 	timer := time.AfterFunc(d, func() {
