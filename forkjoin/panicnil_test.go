@@ -61,9 +61,12 @@ func nilPanicCases(raise func()) []string {
 				forkjoin.Invoke(p, func(w *pool.Worker) int {
 					var started atomic.Bool
 					forkjoin.Join(w,
-						func(*pool.Worker) int {
+						func(w *pool.Worker) int {
+							// spin, not a sleep: fb may be private to this
+							// worker (work-first) until a fork of fa's
+							// publishes it to the idle one.
 							for !started.Load() {
-								time.Sleep(time.Millisecond)
+								spin(w)
 							}
 							return 0
 						},

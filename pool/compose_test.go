@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -258,10 +259,18 @@ func TestCheckCapturedOuterWorker(t *testing.T) {
 	r := catch(func() {
 		forkjoin.Invoke(p, func(outer *pool.Worker) int {
 			var started atomic.Bool
+			// A task per item (WithContext splits eagerly): lazy
+			// splitting would run both items in order on this worker
+			// when the other is not idle at the start.
+			opt, _ := parallel.WithContext(context.Background())
 			parallel.For(outer, 0, 2, func(w *pool.Worker, i int) {
 				if i == 0 {
 					for !started.Load() {
-						time.Sleep(time.Millisecond) // not helping: only a thief can start i == 1
+						// Not helping: only a thief can start i == 1. A
+						// fork publishes item 1, which may be private to
+						// this worker (work-first), once the other is idle.
+						forkjoin.Join(w, func(*pool.Worker) int { return 0 }, func(*pool.Worker) int { return 0 })
+						time.Sleep(time.Millisecond)
 					}
 					return
 				}
@@ -274,7 +283,7 @@ func TestCheckCapturedOuterWorker(t *testing.T) {
 						func(*pool.Worker) int { return 1 },
 						func(*pool.Worker) int { return 2 })
 				}
-			}, parallel.Grain(1))
+			}, opt)
 			return 0
 		})
 	})
