@@ -538,6 +538,10 @@ func TestSortComparatorPanicLeavesAPermutation(t *testing.T) {
 	if fjtest.RaceEnabled {
 		fracs = []float64{0, 0.3, 0.7, 0.99}
 	}
+	// lateAll counts comparisons that ran after their sort had returned,
+	// over the whole test: read once every pool is closed, when no task
+	// of any sort can still be running or queued.
+	var lateAll atomic.Int64
 	for _, n := range sizes {
 		rng := rand.New(rand.NewSource(int64(n)))
 		orig := make([]int64, n)
@@ -561,6 +565,7 @@ func TestSortComparatorPanicLeavesAPermutation(t *testing.T) {
 						fn.sort(p, s, func(a, b int64) int {
 							if returned.Load() {
 								late.Add(1)
+								lateAll.Add(1)
 							}
 							if calls.Add(1) == at+1 {
 								panic(errSortBoom)
@@ -580,7 +585,6 @@ func TestSortComparatorPanicLeavesAPermutation(t *testing.T) {
 					if !sortSameElements(s, orig) {
 						t.Fatalf("%s: the slice is no longer a permutation of the input", what)
 					}
-					time.Sleep(time.Millisecond) // give a straggler the chance to show
 					if l := late.Load(); l > 0 {
 						t.Fatalf("%s: %d comparisons ran after the sort returned", what, l)
 					}
@@ -594,6 +598,15 @@ func TestSortComparatorPanicLeavesAPermutation(t *testing.T) {
 		if !slices.IsSorted(s) {
 			t.Fatalf("n=%d: Sort after the panics did not sort", n)
 		}
+	}
+	// A sort's tasks have all ended when it returns (the checks above
+	// see one still running); a task left queued would run later, by
+	// Close at the latest, and count here.
+	for _, p := range pools {
+		p.Close()
+	}
+	if l := lateAll.Load(); l > 0 {
+		t.Fatalf("%d comparisons ran after their sort had returned", l)
 	}
 }
 
