@@ -201,6 +201,15 @@ func (w *Worker) shareIfWanted() {
 	}
 }
 
+// Expose publishes every private task of w now, whoever wants work, and
+// wakes a sleeper if nobody searches: for code that is about to hand
+// control to something that may block or run long without forking again
+// (a ForSeq puller calling back into its sequence, a task entering a
+// blocking section or waiting on another pool), after which nothing on
+// this worker would publish them. Only the goroutine holding w may call
+// it.
+func (w *Worker) Expose() { w.share() }
+
 // share publishes w's private tasks (F2: step P1 of sleep.md) and then
 // runs step P2: wake a sleeper if nobody searches.
 func (w *Worker) share() {
