@@ -25,8 +25,9 @@ import (
 // do, so a call given WithContext also splits as errgroup runs: eagerly,
 // a task per Grain items (one by default), rather than lazily. A body
 // that waits in a blocking section (pool.Blocking) then lets its worker
-// start the next item, and the items are in flight together, up to the
-// pool's cap on sections, instead of one piece at a time.
+// start the next item, and the items are in flight together (all of
+// them, unless the pool limits sections: pool.WithMaxBlocking), instead
+// of one piece at a time.
 //
 // The call's result follows errgroup's rule: an Err form returns the first
 // error a body returned, or, if parent ended first and some work was

@@ -42,14 +42,16 @@ import (
 //
 // A section costs two goroutine switches, under a microsecond, whether f
 // blocks or not: cheap beside a system call or a contended lock, and cheap
-// enough to wrap a cache lookup that only sometimes waits. At most
-// Config.MaxBlocking tasks of a pool (see WithMaxBlocking) are inside a
-// section's f at once; past that,
-// a section waits for another to end before it gives its worker up, and
-// its worker runs nothing else meanwhile. Stats counts the tasks in
-// sections. In builds with -race or the fjdebug tag, a watchdog reports
-// tasks that block every worker of a pool without a section (see the
-// package documentation, "Blocking").
+// enough to wrap a cache lookup that only sometimes waits. Each task in a
+// section keeps its goroutine (and stack) while f blocks, as a goroutine
+// of errgroup does; by default nothing else limits how many tasks of a
+// pool are in sections at once, so every shape that goroutines complete
+// (a barrier of any size, a hand-off chain, bodies waiting on a context
+// that a later item cancels) completes. WithMaxBlocking sets a limit, as
+// errgroup's SetLimit does. Stats counts the tasks in sections. In
+// builds with -race or the fjdebug tag, a watchdog reports tasks that
+// block every worker of a pool without a section (see the package
+// documentation, "Blocking").
 func Blocking(f func()) {
 	if f == nil {
 		panic("pool: Blocking with a nil function")
@@ -57,14 +59,24 @@ func Blocking(f func()) {
 	sched.Blocking(f)
 }
 
-// WithMaxBlocking caps the tasks of the pool inside a blocking section's f
-// at once (see Blocking). Each keeps a goroutine and its stack while it
-// blocks; the cap bounds that memory. A section past the cap waits for a
-// slot, holding its worker. Default: 64 per worker, and at least 256. It
-// panics if n < 1.
+// WithMaxBlocking limits the tasks of the pool inside a blocking
+// section's f at once to n, as errgroup's SetLimit limits the goroutines
+// of a group: a section past the limit waits until another section's f
+// returns, and then runs. It waits without its worker: the task's worker
+// goes on with other tasks meanwhile (the task's own forks included), as
+// while its f runs, so the limit bounds how many blocking calls are in
+// flight (open files, connections to a service) and never holds ready
+// work back. Like SetLimit it can deadlock a program whose sections wait
+// for each other in a number larger than the limit (a barrier of more
+// tasks than n whose wait is inside the section, say): set it above what
+// the program needs at once. Waits that fj itself makes in a section (a
+// task calling another pool, see Pool.Run) are joins and take no slot.
+//
+// By default a pool sets no limit: a task in a section costs a goroutine,
+// as a blocked goroutine of errgroup does. WithMaxBlocking panics if n < 1.
 func WithMaxBlocking(n int) Option {
 	if n < 1 {
-		panic(fmt.Sprintf("pool: WithMaxBlocking(%d): the cap must be at least 1", n))
+		panic(fmt.Sprintf("pool: WithMaxBlocking(%d): the limit must be at least 1", n))
 	}
 	return func(c *Config) { c.MaxBlocking = n }
 }

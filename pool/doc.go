@@ -39,9 +39,11 @@
 // A task that blocks (on I/O, a lock, a channel, a sleep) holds its worker
 // for as long as it blocks. Wrapped in Blocking, the call lets the worker
 // go on with other tasks on another goroutine meanwhile, as while a join
-// waits, and the task resumes on its worker when the call returns. At most
-// WithMaxBlocking tasks of a pool are in such sections at once; Stats
-// counts them. In builds with the race detector or the fjdebug tag, each
+// waits, and the task resumes on its worker when the call returns. A task
+// in a section costs a goroutine, as in errgroup; WithMaxBlocking limits
+// how many are in sections at once, as errgroup's SetLimit does, and
+// Stats counts them. A section of a task of the pool is not where to
+// close it: Close from there panics, as from the task itself. In builds with the race detector or the fjdebug tag, each
 // pool runs a watchdog that notices when every worker has been inside one
 // blocked task for more than a threshold while work waits in the queues,
 // and prints once, to stderr, the stacks of those tasks and the fix.

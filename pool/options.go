@@ -19,9 +19,9 @@ type Config struct {
 	// Name identifies the pool in Stats output, profiler labels and
 	// execution traces. Default: "fj".
 	Name string
-	// MaxBlocking caps the tasks inside a blocking section's f at once
-	// (see Blocking and WithMaxBlocking). 0 means the default: 64 per
-	// worker, and at least 256.
+	// MaxBlocking limits the tasks inside a blocking section's f at once,
+	// as errgroup's SetLimit does (see Blocking and WithMaxBlocking). 0
+	// means the default: no limit.
 	MaxBlocking int
 }
 

@@ -95,9 +95,9 @@ func (p *Pool) runner() {}
 // concurrently) waits for the same shutdown and returns. Using the pool
 // from outside after Close has begun panics.
 //
-// Close panics when called from inside one of the pool's own tasks (it
-// would wait for the worker running the caller to exit, forever), and on
-// the pool returned by Default.
+// Close panics when called from inside one of the pool's own tasks, or
+// from inside a blocking section of one (it would wait for that task to
+// finish, forever), and on the pool returned by Default.
 func (p *Pool) Close() {
 	p.check("Close")
 	if p == defaultPool {
@@ -127,7 +127,8 @@ func (p *Pool) Closed() bool {
 // pool's work in a blocking section (see Blocking), so its own worker goes
 // on with other tasks meanwhile, and chains that go back and forth between
 // pools (a task of A waiting for work of B that needs A) complete like
-// joins within one pool.
+// joins within one pool, at any depth: such a wait takes no slot of the
+// pool's cap on sections (WithMaxBlocking).
 func (p *Pool) Run(f func(w *Worker)) {
 	p.check("Run")
 	if f == nil {
@@ -147,9 +148,11 @@ func (p *Pool) Run(f func(w *Worker)) {
 // waits: a function of its own, so that only this path allocates. A task
 // of another pool waits in a blocking section, so that its worker is not
 // held while p works: otherwise, with every worker of the caller's pool so
-// held, work of p that needs that pool back would never run.
+// held, work of p that needs that pool back would never run. The section
+// is a join's (sched.Await): it takes no slot of the caller's pool's cap
+// on sections, so chains A→B→A… complete whatever the caps.
 func (p *Pool) runOutside(f func(w *Worker)) {
-	sched.Blocking(func() { p.sched().Run(func(w *sched.Worker) { f(sched.As[Worker](w)) }) })
+	sched.Await(func() { p.sched().Run(func(w *sched.Worker) { f(sched.As[Worker](w)) }) })
 }
 
 // ID returns the worker's index, 0 to Workers()-1.

@@ -131,6 +131,9 @@ func (b *Block) caller(op string) *sched.Worker {
 	b.checkLive(op)
 	w := b.pool().Caller()
 	if w == nil {
+		if b.pool().InSection() {
+			panic(sched.SectionMisuse("taskblock.Block."+op, b.pool()))
+		}
 		panic("taskblock: " + op + " called from a goroutine that is not running a task of the block's pool " +
 			"(a goroutine you started, or a task of another pool): only the body and the tasks of the block " +
 			"may start tasks in it")
@@ -179,6 +182,13 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 // panics; Define does, when it returns.
 func (b *Block) Wait() {
 	b.checkLive("Wait")
+	if sw := sched.From[sched.Worker](b.w); sched.Goid() == b.bodyG && !sw.Held() {
+		// The body's goroutine, not holding the body's worker: the body
+		// is inside a blocking section, whose goroutine gave the
+		// worker up (it runs other tasks meanwhile). Waiting would
+		// take the worker's deque from under its holder.
+		panic(sched.SectionMisuse("taskblock.Block.Wait", b.pool()))
+	}
 	if sched.Goid() != b.bodyG || b.waiting {
 		// Another goroutine, or a task of the block that the waiting
 		// body runs inline on its own goroutine.

@@ -299,22 +299,24 @@ func TestBlockingClose(t *testing.T) {
 	}
 }
 
-// The cap holds under 10,000 sections trying at once: with the default
-// (256 on two workers) and a small one. Exactly the cap's worth of
-// sections get in while the gate is closed; the others wait for a slot,
-// each holding its worker, until the gate opens.
+// Without a cap (the default) 10,000 sections are all in f at once, as
+// 10,000 goroutines of errgroup would be; with a cap (WithMaxBlocking,
+// errgroup's SetLimit) exactly the cap's worth get in while the gate is
+// closed, and the others wait for a slot without holding a worker: the
+// pool goes on running other work meanwhile (a fib submitted from outside
+// completes; with the workers held by waiting sections it never would).
 func TestBlockingCap(t *testing.T) {
 	fjtest.Deadline(t, 120*time.Second)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, c := range []struct {
 		workers, cap, tasks int
 	}{
-		{2, 0, 10_000},
+		{2, 0, small(10_000, 1_000)},
 		{1, 3, 1_000},
 		{2, 1, 100},
 	} {
 		opts := []pool.Option{pool.WithWorkers(c.workers)}
-		want := sched.DefaultMaxBlocking(c.workers)
+		want := c.tasks
 		if c.cap != 0 {
 			opts = append(opts, pool.WithMaxBlocking(c.cap))
 			want = c.cap
@@ -347,6 +349,9 @@ func TestBlockingCap(t *testing.T) {
 		}
 		if s := p.Stats(); s.Blocking != uint64(want) {
 			t.Errorf("%+v: Stats.Blocking = %d with the cap's %d sections in", c, s.Blocking, want)
+		}
+		if n := forkjoin.Invoke(p, func(w *pool.Worker) int { return fib(w, 15) }); n != 610 {
+			t.Errorf("%+v: fib(15) while sections wait = %d", c, n)
 		}
 		close(gate)
 		<-finished
@@ -391,28 +396,66 @@ func TestBlockingStats(t *testing.T) {
 	}
 }
 
-// Inside f the task's *Worker is not the goroutine's: using it panics
-// with the misuse check's message (every entry point checks it in every
-// build), and the task gets its worker back as usual afterwards.
-func TestBlockingWorkerMisuse(t *testing.T) {
-	fjtest.Deadline(t, 30*time.Second)
-	p := pool.New(pool.WithWorkers(1))
-	defer p.Close()
-	var msg string
-	ok := false
-	p.Run(func(w *pool.Worker) {
-		pool.Blocking(func() {
-			msg = fjtest.PanicMessage(fjtest.Catch(func() {
-				parallel.For(w, 0, 2, func(*pool.Worker, int) {})
-			}))
-		})
-		ok = sched.Held(schedtest.W(w))
-	})
-	if !strings.Contains(msg, "not running its task") || !strings.Contains(msg, "blocking section") {
-		t.Errorf("the task's worker used inside its section: panic %q, want the misuse check's message", msg)
-	}
-	if !ok {
-		t.Error("after the section the task does not hold its worker")
+// Inside f the goroutine holds no worker: every call that needs the
+// task's worker (the *Worker given to an entry point, a fork or join with
+// it, Block.Run and Block.Wait of the body's block, Close of the pool)
+// panics with the message that names the section (identity.md, I6),
+// instead of touching a deque another carrier owns or waiting for
+// itself; the task gets its worker back afterwards and goes on. In every
+// build: the section's hand-off clears the holder, and the messages look
+// the goroutine up in the worker's list of sections.
+func TestBlockingSectionMisuse(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, workers := range []int{1, 2} {
+		p := pool.New(pool.WithWorkers(workers))
+		other := pool.New(pool.WithWorkers(1))
+		calls := []struct {
+			name string
+			call func(w *pool.Worker, b *taskblock.Block)
+		}{
+			{"parallel.For", func(w *pool.Worker, _ *taskblock.Block) { parallel.For(w, 0, 2, func(*pool.Worker, int) {}) }},
+			{"forkjoin.Invoke", func(w *pool.Worker, _ *taskblock.Block) { forkjoin.Invoke(w, func(*pool.Worker) int { return 0 }) }},
+			{"forkjoin.Join", func(w *pool.Worker, _ *taskblock.Block) {
+				forkjoin.Join(w, func(*pool.Worker) int { return 0 }, func(*pool.Worker) int { return 0 })
+			}},
+			{"forkjoin.Fork", func(w *pool.Worker, _ *taskblock.Block) { forkjoin.Fork(w, func(*pool.Worker) int { return 0 }) }},
+			{"taskblock.Define", func(w *pool.Worker, _ *taskblock.Block) { taskblock.Define(w, func(*taskblock.Block) {}) }},
+			{"Worker.Run", func(w *pool.Worker, _ *taskblock.Block) { w.Run(func(*pool.Worker) {}) }},
+			{"pool.Region", func(w *pool.Worker, _ *taskblock.Block) { pool.Region(w, "r", func(*pool.Worker) {}) }},
+			{"Block.Run", func(_ *pool.Worker, b *taskblock.Block) { b.Run(func(*pool.Worker) {}) }},
+			{"Block.Wait", func(_ *pool.Worker, b *taskblock.Block) { b.Wait() }},
+			{"Pool.Close", func(*pool.Worker, *taskblock.Block) { p.Close() }},
+		}
+		for _, c := range calls {
+			var msg string
+			held, ran := false, 0
+			taskblock.Define(p, func(b *taskblock.Block) {
+				w := b.Worker()
+				b.Run(func(*pool.Worker) { ran++ })
+				pool.Blocking(func() {
+					msg = fjtest.PanicMessage(fjtest.Catch(func() { c.call(w, b) }))
+					// Another pool is another pool: its Close from
+					// here is no misuse, nor a call on it.
+					forkjoin.Invoke(other, func(*pool.Worker) int { return 0 })
+				})
+				held = sched.Held(schedtest.W(w))
+				b.Wait() // back on the worker: legal again
+				b.Run(func(*pool.Worker) { ran++ })
+			})
+			if !strings.Contains(msg, "inside a blocking section (pool.Blocking)") || !strings.Contains(msg, `pool "fj"`) {
+				t.Errorf("%d workers: %s inside a section: panic %q, want the message that names the section", workers, c.name, msg)
+			}
+			if !held || ran != 2 {
+				t.Errorf("%d workers: %s: after the section the task holds its worker: %v; tasks of the block run: %d of 2",
+					workers, c.name, held, ran)
+			}
+		}
+		if p.Closed() {
+			t.Errorf("%d workers: Close from inside a section closed the pool", workers)
+		}
+		p.Close()
+		other.Close()
 	}
 }
 

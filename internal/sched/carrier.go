@@ -27,6 +27,10 @@ type carrier struct {
 	// for a spare with quit set, told to exit).
 	turn chan struct{}
 	quit bool // under w.hmu: exit instead of taking the worker
+	// section is c's index in w.sections while c's goroutine is in a
+	// blocking section's f, having given w up (blocking.go, B2-B5), or
+	// -1; under w.hmu.
+	section int
 	// goexiting is set once a task on this goroutine has called
 	// runtime.Goexit: the unwinding cannot be stopped, and later captures
 	// on the way out report the tasks it cut short (see Try). The
@@ -44,10 +48,14 @@ const maxSpares = 2
 type carriers struct {
 	resumable []*carrier // parked, their event set, waiting for the worker
 	spares    []*carrier // idle, parked, available for a hand-off
+	// sections lists the carriers in a blocking section's f, which gave
+	// w up (identity.md, I6): by whom the goroutine-identity checks tell
+	// a section from a goroutine outside the pool.
+	sections []*carrier
 }
 
 func (w *Worker) newCarrier() *carrier {
-	return &carrier{w: w, turn: make(chan struct{}, 1)}
+	return &carrier{w: w, turn: make(chan struct{}, 1), section: -1}
 }
 
 // startCarrier starts a goroutine for c; holding says whether it starts
@@ -141,13 +149,51 @@ func (w *Worker) resume(c *carrier) {
 	w.signal()
 }
 
+// resumeSection is resume for c, whose goroutine leaves a blocking
+// section's f (blocking.go, B5): it takes c off w.sections (I6) and makes
+// it resumable in one locked step.
+func (w *Worker) resumeSection(c *carrier) {
+	w.hmu.Lock()
+	i, last := c.section, len(w.sections)-1
+	w.sections[i] = w.sections[last]
+	w.sections[i].section = i
+	w.sections[last] = nil
+	w.sections = w.sections[:last]
+	c.section = -1
+	w.resumable = append(w.resumable, c)
+	w.nResumable.Add(1) // as in resume
+	w.hmu.Unlock()
+	w.signal()
+}
+
+// inSection reports whether goroutine g is in a blocking section's f of
+// a task of w's, having given w up (I6). Only g may ask about itself, as
+// in I4: its own entry was written by itself, and no other entry can
+// carry its id.
+func (w *Worker) inSection(g int64) bool {
+	w.hmu.Lock()
+	defer w.hmu.Unlock()
+	for _, c := range w.sections {
+		if c.goid == g {
+			return true
+		}
+	}
+	return false
+}
+
 // handOff (C2, carrier.md) gives w, held by c which is about to park, to
 // the next carrier:
 // a resumable one if any (possibly c itself, if its event was set in the
-// meantime), else a spare, else a new one.
-func (w *Worker) handOff(c *carrier) {
+// meantime), else a spare, else a new one. With section, c is entering a
+// blocking section's f (blocking.go, B2) and is listed in w.sections in
+// the same locked step (identity.md, I6).
+func (w *Worker) handOff(c *carrier, section bool) {
 	w.unregister(c) // before the next holder registers (identity.md, I3)
 	w.hmu.Lock()
+	if section {
+		c.section = len(w.sections)
+		w.sections = append(w.sections, c)
+	}
 	next := w.popResumable()
 	if next == nil {
 		if n := len(w.spares); n > 0 {

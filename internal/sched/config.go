@@ -10,7 +10,7 @@ type Config struct {
 	Workers       int    // number of worker goroutines
 	DequeCapacity int    // capacity of each worker's deque, rounded up to a power of two
 	Name          string // for Stats, profiler labels and traces
-	MaxBlocking   int    // cap on tasks in blocking sections at once; 0: defaultMaxBlocking(Workers)
+	MaxBlocking   int    // cap on the user's tasks in blocking sections at once; 0: none
 }
 
 // maxWorkers bounds the worker count: the control word packs the number of
@@ -23,7 +23,7 @@ func (c Config) check() {
 		panic(fmt.Sprintf("pool: %d workers: need 1 to %d", c.Workers, maxWorkers))
 	}
 	if c.MaxBlocking < 0 {
-		panic(fmt.Sprintf("pool: a cap of %d blocking sections: must be at least 1", c.MaxBlocking))
+		panic(fmt.Sprintf("pool: a cap of %d blocking sections: must be at least 1, or 0 for none", c.MaxBlocking))
 	}
 	if c.DequeCapacity < 1 {
 		panic(fmt.Sprintf("pool: deque capacity %d: must be at least 1", c.DequeCapacity))

@@ -54,10 +54,25 @@ func (w *Worker) Check(op string) { w.mustHold(op) }
 //
 //go:noinline
 func (w *Worker) notHeld(op string) {
+	if w.pool.InSection() {
+		panic(SectionMisuse(op, w.pool))
+	}
 	panic(fmt.Sprintf("fj: %s with the *pool.Worker %d of pool %q on a goroutine that is not running its task "+
 		"(goroutine %d; the worker is held by goroutine %d). A *pool.Worker belongs to the function it was "+
 		"handed to: use the worker your own function received (for example the w of a loop body, not one "+
 		"captured from an enclosing task), never pass it to a goroutine you start, and do not use it "+
 		"inside a blocking section or after that function returned.",
 		op, w.id, w.pool.name, goid(), w.holder.Load()))
+}
+
+// SectionMisuse is the message of a check that failed because the calling
+// goroutine is inside a blocking section of a task of p (identity.md, I6):
+// op, a call that needs the task's worker, was made in f, while the
+// goroutine holds none.
+func SectionMisuse(op string, p *Pool) string {
+	return fmt.Sprintf("fj: %s inside a blocking section (pool.Blocking) of a task of pool %q: while f runs, "+
+		"the goroutine holds no worker (its worker runs other tasks), so it may neither fork, join nor wait "+
+		"with the task's *pool.Worker, nor wait for its task block. Do it after pool.Blocking returns, when "+
+		"the task has its worker back; inside f, a call on the *pool.Pool runs as from outside the pool.",
+		op, p.name)
 }

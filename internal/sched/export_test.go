@@ -116,9 +116,6 @@ const DebugChecks = debugChecks
 // Current is current, for the external tests.
 func Current() *Worker { return current() }
 
-// DefaultMaxBlocking is defaultMaxBlocking, for the external tests.
-func DefaultMaxBlocking(workers int) int { return defaultMaxBlocking(workers) }
-
 // MaxBlocking is maxBlocking, for the external tests.
 func (p *Pool) MaxBlocking() int { return p.maxBlocking() }
 

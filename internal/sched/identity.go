@@ -11,7 +11,7 @@ import (
 
 // Goroutine identity: "is the calling goroutine running a task of this
 // pool, and on which worker?", answered in nanoseconds. identity.md next
-// to this file states the protocol (steps I1-I5) and argues why an answer
+// to this file states the protocol (steps I1-I6) and argues why an answer
 // is never wrong; the comments here cite its steps.
 
 // goidFast tells whether goid reads the id from the runtime's g (about a
@@ -213,9 +213,27 @@ func (p *Pool) holderOf(g int64) *Worker {
 	return nil
 }
 
+// InSection reports whether the calling goroutine is inside a blocking
+// section's f of a task of p, having given up its worker (identity.md,
+// I6). It scans the sections of p's workers under their locks: for the
+// checks that tell a section from a goroutine outside the pool (Close,
+// Block.Wait, the misuse messages), never on a fast path.
+func (p *Pool) InSection() bool {
+	g := goid()
+	for _, w := range p.workers {
+		if w.inSection(g) {
+			return true
+		}
+	}
+	return false
+}
+
 // held reports whether the calling goroutine holds w: one id read and
 // one load.
 func (w *Worker) held() bool { return w.holder.Load() == goid() }
+
+// Held reports whether the calling goroutine holds w (held).
+func (w *Worker) Held() bool { return w.held() }
 
 // pools lists the pools that are open or closing, for lookups that do not
 // know the pool (Current). Pools are created and closed rarely: a mutex

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime/pprof"
 	"strconv"
@@ -44,14 +45,14 @@ type Pool struct {
 	// (identity.go).
 	holders holders
 
-	// slots caps the tasks in blocking sections (blocking.go, B2): its
-	// count is written by every section, so it keeps off the line of
-	// holders.overflow, which lookups from outside the pool load. watch
-	// is the stall watchdog of builds with debug checks, or nil
-	// (watchdog.go).
-	_     [cacheLine]byte
-	slots blockingSlots
-	watch *watchdog
+	// sections counts (and may cap) the tasks in blocking sections
+	// (blocking.go, B3): its counts are written by every section, so it
+	// keeps off the line of holders.overflow, which lookups from outside
+	// the pool load. watch is the stall watchdog of builds with debug
+	// checks, or nil (watchdog.go).
+	_        [cacheLine]byte
+	sections sectionGauge
+	watch    *watchdog
 }
 
 const cacheLine = 128
@@ -65,10 +66,7 @@ func New(cfg Config) *Pool {
 		name:    cfg.Name,
 	}
 	p.holders.init(n)
-	if cfg.MaxBlocking == 0 {
-		cfg.MaxBlocking = defaultMaxBlocking(n)
-	}
-	p.slots.init(cfg.MaxBlocking)
+	p.sections.init(cfg.MaxBlocking)
 	p.inj.init(min(n, 16))
 	for i := range p.workers {
 		p.workers[i] = &Worker{
@@ -115,6 +113,12 @@ func (p *Pool) Close() {
 		panic("pool: Close called from inside a task of the same pool: it waits for every worker to exit, " +
 			"including the one running the caller, and would never return; call Close from outside the pool " +
 			"(for example with defer right after pool.New)")
+	}
+	if p.InSection() {
+		panic(fmt.Sprintf("pool: Close called from inside a blocking section (pool.Blocking) of a task of the "+
+			"same pool %q: the section's goroutine holds no worker while f runs, but the task waits for its "+
+			"worker when f returns, and Close waits for every task to finish, so it would never return; call "+
+			"Close from outside the pool (for example with defer right after pool.New)", p.name))
 	}
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)

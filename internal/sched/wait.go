@@ -154,7 +154,7 @@ func (w *Worker) WaitFor(e Event) {
 		s := w.scope     // other carriers run other tasks meanwhile
 		w.counts.Parks++ // here, not in handOff: sections hand off too
 		w.parked.Add(1)
-		w.handOff(c)
+		w.handOff(c, false)
 		c.awaitTurn()
 		w.setHolder(c)
 		w.parked.Add(-1)

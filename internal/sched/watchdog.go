@@ -196,27 +196,16 @@ func (p *Pool) stalled(wd *watchdog, seen []watchSeen, now time.Time) string {
 		"while work is queued (tasks in its queues: %d; parked tasks ready to resume: %d). "+
 		"That work cannot run until one of these tasks returns.\n\nThe tasks holding the workers:\n",
 		p.name, wd.after, queued, resumable)
-	capped := 0
 	for i := range p.workers {
 		st, ok := stacks[seen[i].g]
 		if !ok || !blockedState(st) {
 			return ""
 		}
-		if strings.Contains(st, "sched.(*blockingSlots).wait") {
-			capped++
-		}
 		fmt.Fprintf(&b, "\nworker %d: %s", i, st)
 	}
-	if capped > 0 {
-		fmt.Fprintf(&b, "\n%d of these tasks wait for a slot to enter pool.Blocking: the pool's cap of %d tasks in "+
-			"blocking sections at once is reached. Raise it (pool.WithMaxBlocking), or let fewer tasks block at once.\n",
-			capped, p.slots.limit)
-	}
-	if capped < len(p.workers) {
-		b.WriteString("\nFix: wrap the blocking call (the channel operation, lock, I/O or sleep near the top of " +
-			"each stack above) in pool.Blocking, for example pool.Blocking(func() { v = <-ch }): the worker runs " +
-			"other tasks while the call blocks, and the task resumes when it returns.\n")
-	}
+	b.WriteString("\nFix: wrap the blocking call (the channel operation, lock, I/O or sleep near the top of " +
+		"each stack above) in pool.Blocking, for example pool.Blocking(func() { v = <-ch }): the worker runs " +
+		"other tasks while the call blocks, and the task resumes when it returns.\n")
 	b.WriteString("\n(Reported once per pool, in builds with -race or the fjdebug tag; FJ_WATCHDOG sets the " +
 		"threshold, default " + defaultWatchdog.String() + ", or turns the report off.)\n\n")
 	return b.String()

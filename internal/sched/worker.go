@@ -80,7 +80,7 @@ type Worker struct {
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [40]byte
+	_ [16]byte
 }
 
 // LoopHint returns a word of w's for lazy splitting (the parallel
