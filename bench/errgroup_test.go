@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,12 +28,13 @@ import (
 // the README's pattern before WithContext, where a running body is never
 // told to stop.
 //
-// "fj-2w-maxblocking" raises the pool's cap on blocking sections to the
-// number of items, as errgroup has no cap: with the default cap (256 on 2
-// workers), the 257th body waits for a section while holding its worker,
-// and when the failing item's section ends its task may have to wait for
-// that worker until a slot frees, which is when the other sleeps end
-// (100 ms): the default-cap runs are bimodal, about 11 ms or about 100 ms.
+// "fj-2w-limit" and "errgroup-limit" limit the bodies in flight to the
+// number of CPUs (pool.WithMaxBlocking, errgroup's SetLimit). Pools set
+// no limit by default, as errgroup: before issue 24 they had a cap of 256
+// sections, past which a section waited for a slot holding its worker,
+// and the default runs were bimodal (about 11 ms or about 100 ms: the
+// failing item's task waited for a worker until the other sleeps ended).
+// BenchmarkErrgroupDistribution measures that spread.
 //
 // Run it with -benchtime 5x: every iteration takes at least 10 ms.
 //
@@ -123,8 +125,8 @@ func BenchmarkErrgroupFirstError(b *testing.B) {
 			check(b, egFJ(p, ctx))
 		}
 	})
-	b.Run("impl=fj-2w-maxblocking", func(b *testing.B) {
-		p := pool.New(pool.WithWorkers(2), pool.WithMaxBlocking(egItems))
+	b.Run("impl=fj-2w-limit", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2), pool.WithMaxBlocking(runtime.GOMAXPROCS(0)))
 		defer p.Close()
 		for i := 0; i < b.N; i++ {
 			check(b, egFJ(p, ctx))
@@ -170,3 +172,45 @@ func TestErrgroupShapeReturnsTheItemsError(t *testing.T) {
 		t.Fatalf("conc: %v, want the item's error", err)
 	}
 }
+
+// BenchmarkErrgroupDistribution runs the errgroup shape egRounds times
+// for fj (2 workers, default options) and errgroup.WithContext,
+// interleaved, and reports the minimum, median and maximum time of each:
+// the shape must not be bimodal (issue 24: the maximum of fj's rounds
+// within 1.5 times errgroup's median).
+//
+//	cd bench && go test -run '^$' -bench ErrgroupDistribution -benchtime 1x -count 3
+func BenchmarkErrgroupDistribution(b *testing.B) {
+	ctx := context.Background()
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	for i := 0; i < b.N; i++ {
+		var fj, eg []time.Duration
+		for r := 0; r < egRounds; r++ {
+			start := time.Now()
+			if err := egFJ(p, ctx); !errors.Is(err, errItem) {
+				b.Fatalf("fj returned %v", err)
+			}
+			fj = append(fj, time.Since(start))
+			start = time.Now()
+			if err := egErrgroup(ctx, 0); !errors.Is(err, errItem) {
+				b.Fatalf("errgroup returned %v", err)
+			}
+			eg = append(eg, time.Since(start))
+		}
+		report := func(name string, ds []time.Duration) {
+			slices.Sort(ds)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(ms(ds[0]), name+"-min-ms")
+			b.ReportMetric(ms(ds[len(ds)/2]), name+"-median-ms")
+			b.ReportMetric(ms(ds[len(ds)-1]), name+"-max-ms")
+		}
+		report("fj", fj)
+		report("errgroup", eg)
+		b.ReportMetric(float64(slices.Max(fj))/float64(eg[len(eg)/2]), "fj-max/errgroup-median")
+	}
+}
+
+// egRounds is the number of runs of each kind BenchmarkErrgroupDistribution
+// makes.
+const egRounds = 20
