@@ -30,6 +30,11 @@ import (
 // A task that starts a nested parallel call may be suspended in it while
 // its worker runs other tasks, which Get the same value: read and update
 // the value between nested calls, not across one.
+//
+// A spare worker, which a pool runs while every worker is blocked in a
+// task without a blocking section (see pool.StallReport), has a value of
+// its own, apart from that of the worker whose ID it reports: the blocked
+// task may still be using that one. All then yields that ID twice.
 type PerWorker[T any] struct {
 	pool  *pool.Pool
 	init  func() T
@@ -62,7 +67,11 @@ func NewPerWorker[T any](r pool.Runner, init func() T) *PerWorker[T] {
 	if p == nil {
 		panic("parallel: NewPerWorker with a nil *pool.Pool")
 	}
-	return &PerWorker[T]{pool: p, init: init, slots: make([]perWorkerSlot[T], p.Workers())}
+	// A slot per worker and per spare (sched.Worker.Slot): a spare
+	// reports the ID of the worker it stands in for, but must not share
+	// its value.
+	slots := sched.From[sched.Pool](p).Slots()
+	return &PerWorker[T]{pool: p, init: init, slots: make([]perWorkerSlot[T], slots)}
 }
 
 // Get returns the value of worker w, creating it on w's first call. Only
@@ -75,7 +84,7 @@ func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	if w.Pool() != pw.pool {
 		panic(fmt.Sprintf("parallel: PerWorker.Get with worker %d of another pool than the one given to NewPerWorker", w.ID()))
 	}
-	s := &pw.slots[w.ID()]
+	s := &pw.slots[sched.From[sched.Worker](w).Slot()]
 	if !s.set {
 		pw.make(w, s)
 	}
@@ -107,12 +116,14 @@ func (pw *PerWorker[T]) make(w *pool.Worker, s *perWorkerSlot[T]) {
 }
 
 // All returns the values that have been created, with the ID of their
-// worker, in increasing worker order. Call it only when no task uses pw
-// any more (after the parallel calls that use it have returned).
+// worker, in increasing worker order (and then the spares' values, if a
+// spare made one). Call it only when no task uses pw any more (after the
+// parallel calls that use it have returned).
 func (pw *PerWorker[T]) All() iter.Seq2[int, *T] {
 	return func(yield func(int, *T) bool) {
-		for id := range pw.slots {
-			if s := &pw.slots[id]; s.set && !yield(id, &s.v) {
+		n := pw.pool.Workers()
+		for i := range pw.slots {
+			if s := &pw.slots[i]; s.set && !yield(i%n, &s.v) {
 				return
 			}
 		}

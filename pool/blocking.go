@@ -13,8 +13,10 @@ import (
 // returns, the task waits for its worker to reach a point between two
 // tasks and resumes there. A task that blocks without a section holds its
 // worker for as long as it blocks, and nothing else runs there: with every
-// worker held so, work queued behind them, the task's own forks included,
-// never runs.
+// worker held so, work queued behind them waits, and if the blocked tasks
+// wait for that work (a channel it fills, a fork of their own), it waits
+// until the pool detects the stall (see StallReport: a threshold of 1 s by
+// default) and runs it on a spare worker.
 //
 //	parallel.For(w, 0, len(paths), func(w *pool.Worker, i int) {
 //		var data []byte
@@ -48,10 +50,13 @@ import (
 // pool are in sections at once, so every shape that goroutines complete
 // (a barrier of any size, a hand-off chain, bodies waiting on a context
 // that a later item cancels) completes. WithMaxBlocking sets a limit, as
-// errgroup's SetLimit does. Stats counts the tasks in sections. In
-// builds with -race or the fjdebug tag, a watchdog reports tasks that
-// block every worker of a pool without a section (see the package
-// documentation, "Blocking").
+// errgroup's SetLimit does. Stats counts the tasks in sections.
+//
+// Close from inside f, of the pool whose task the section belongs to,
+// panics, as Close from the task itself does; so do the task's *Worker
+// given to any fj call, and Block.Run or Block.Wait of a block whose body
+// or task the section belongs to, each with a message that names the
+// section. Use them after Blocking returns.
 func Blocking(f func()) {
 	if f == nil {
 		panic("pool: Blocking with a nil function")

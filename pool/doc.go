@@ -43,13 +43,19 @@
 // in a section costs a goroutine, as in errgroup; WithMaxBlocking limits
 // how many are in sections at once, as errgroup's SetLimit does, and
 // Stats counts them. A section of a task of the pool is not where to
-// close it: Close from there panics, as from the task itself. In builds with the race detector or the fjdebug tag, each
-// pool runs a watchdog that notices when every worker has been inside one
-// blocked task for more than a threshold while work waits in the queues,
-// and prints once, to stderr, the stacks of those tasks and the fix.
-// FJ_WATCHDOG in the environment sets the threshold (a duration such as
-// 500ms; default 5s) or turns it off (off). It never reports an idle pool,
-// nor tasks that are running on the CPU.
+// close it: Close from there panics, as from the task itself.
+//
+// Forgetting a section costs time, never a hang. When every worker of a
+// pool has been blocked inside one task for longer than a threshold (1 s
+// by default, WithStallThreshold) while work is queued, the pool reports
+// the tasks holding the workers, with their stacks and the fix, once
+// (to standard error, or to WithStallHandler's function), and runs the
+// queued work on spare workers while those tasks block: at most one per
+// worker, retired when the blocked tasks return, counted in Stats. The
+// pool watches only while every worker is busy with work queued: an idle
+// pool runs no timer. It tells blocked tasks from busy ones by their
+// goroutines' states, so long CPU-bound tasks are never reported. See
+// StallReport.
 //
 // # Composing
 //

@@ -3,6 +3,7 @@ package pool
 import (
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/forkjoin/fj/internal/sched"
 )
@@ -23,6 +24,15 @@ type Config struct {
 	// as errgroup's SetLimit does (see Blocking and WithMaxBlocking). 0
 	// means the default: no limit.
 	MaxBlocking int
+	// StallThreshold is how long every worker must have been blocked in
+	// one task, with work queued, before the pool reports a stall and
+	// starts spare workers (see StallReport and WithStallThreshold). 0
+	// means the default, 1 s; a negative value turns detection off.
+	StallThreshold time.Duration
+	// StallHandler receives the report of the pool's first stall (see
+	// WithStallHandler). nil means the default: print it to standard
+	// error.
+	StallHandler func(StallReport)
 }
 
 // Option configures a pool in New.
@@ -64,5 +74,6 @@ func makeConfig(opts []Option) sched.Config {
 			o(&c)
 		}
 	}
-	return sched.Config{Workers: c.Workers, DequeCapacity: c.DequeCapacity, Name: c.Name, MaxBlocking: c.MaxBlocking}
+	return sched.Config{Workers: c.Workers, DequeCapacity: c.DequeCapacity, Name: c.Name, MaxBlocking: c.MaxBlocking,
+		StallThreshold: c.StallThreshold, StallHandler: stallHandler(c.StallHandler)}
 }

@@ -155,7 +155,13 @@ func (p *Pool) runOutside(f func(w *Worker)) {
 	sched.Await(func() { p.sched().Run(func(w *sched.Worker) { f(sched.As[Worker](w)) }) })
 }
 
-// ID returns the worker's index, 0 to Workers()-1.
+// ID returns the worker's index, 0 to Workers()-1. A spare worker, which
+// a pool runs while every worker is blocked in a task without a blocking
+// section (see StallReport), returns the ID of the worker whose blocked
+// task it stands in for: per-worker state that a task indexes by ID and
+// keeps across a call that blocks without a section may meet a spare's
+// task then, as it may meet another task of the same worker across
+// Blocking. parallel.PerWorker gives a spare a value of its own.
 func (w *Worker) ID() int { return w.sched().ID() }
 
 // Pool returns the pool w belongs to.

@@ -32,6 +32,13 @@ type Stats struct {
 	// (WithMaxBlocking), sections have had to wait for a slot, or came
 	// close. Sub keeps the later snapshot's values of both.
 	Blocking, MostBlocking uint64
+	// Spares is a gauge: the spare workers running at the moment of the
+	// snapshot, which run queued work while every worker is blocked in a
+	// task without a section (see WithStallHandler). SparesStarted counts
+	// the spares started since the pool started, and Stalls the stalls
+	// detected (each is reported only the first time). Sub keeps the
+	// later Spares and subtracts the others.
+	Spares, SparesStarted, Stalls uint64
 }
 
 // WorkerStats are one worker's counters.
@@ -72,10 +79,11 @@ type WorkerStats struct {
 // current it is.
 func (p *Pool) Stats() Stats {
 	p.check("Stats")
-	ws, submitted, blocking, mostBlocking := p.sched().Snapshot()
-	s := Stats{Workers: make([]WorkerStats, len(ws)), Submitted: submitted}
-	s.Blocking, s.MostBlocking = blocking, mostBlocking
-	for i, c := range ws {
+	ss := p.sched().Snapshot()
+	s := Stats{Workers: make([]WorkerStats, len(ss.Workers)), Submitted: ss.Submitted}
+	s.Blocking, s.MostBlocking = ss.Blocking, ss.MostBlocking
+	s.Spares, s.SparesStarted, s.Stalls = ss.Spares, ss.SparesStarted, ss.Stalls
+	for i, c := range ss.Workers {
 		s.Workers[i] = WorkerStats(c)
 		s.Total.add(s.Workers[i])
 	}
@@ -96,10 +104,12 @@ func (a *WorkerStats) add(b WorkerStats) {
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
 // same pool: the activity in between. The gauges (Parked, Blocking,
-// MostBlocking) are s's own.
+// MostBlocking, Spares) are s's own.
 func (s Stats) Sub(earlier Stats) Stats {
 	d := Stats{Workers: make([]WorkerStats, len(s.Workers)), Submitted: s.Submitted - earlier.Submitted}
 	d.Blocking, d.MostBlocking = s.Blocking, s.MostBlocking
+	d.Spares = s.Spares
+	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
 	for i := range s.Workers {
 		a := s.Workers[i]
 		if i < len(earlier.Workers) {
@@ -137,6 +147,7 @@ func (s Stats) String() string {
 	}
 	row("total", s.Total)
 	fmt.Fprintf(&b, "in blocking sections: %d now, %d at most\n", s.Blocking, s.MostBlocking)
+	fmt.Fprintf(&b, "stalls: %d; spare workers: %d now, %d started\n", s.Stalls, s.Spares, s.SparesStarted)
 	fmt.Fprintf(&b, "submitted from outside: %d\n", s.Submitted)
 	return b.String()
 }

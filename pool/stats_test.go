@@ -133,21 +133,25 @@ func TestStatsAfterClose(t *testing.T) {
 				t.Errorf("workers=%d: Stats.String() does not mention %q:\n%s", workers, want, str)
 			}
 		}
-		if lines := strings.Count(str, "\n"); lines != workers+4 {
-			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total, blocking sections and submitted:\n%s", workers, lines, workers, str)
+		if lines := strings.Count(str, "\n"); lines != workers+5 {
+			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total, blocking sections, stalls and submitted:\n%s", workers, lines, workers, str)
 		}
 	}
 }
 
 func TestStatsSubArithmetic(t *testing.T) {
 	ws := allCounters
-	later := pool.Stats{Workers: []pool.WorkerStats{ws(100), ws(200)}, Submitted: 50}
+	later := pool.Stats{Workers: []pool.WorkerStats{ws(100), ws(200)}, Submitted: 50,
+		Blocking: 3, MostBlocking: 9, Spares: 2, SparesStarted: 7, Stalls: 5}
 	later.Total = sumWorkers(later.Workers)
-	earlier := pool.Stats{Workers: []pool.WorkerStats{ws(10), ws(20)}, Submitted: 8}
+	earlier := pool.Stats{Workers: []pool.WorkerStats{ws(10), ws(20)}, Submitted: 8,
+		Blocking: 1, MostBlocking: 4, Spares: 1, SparesStarted: 3, Stalls: 2}
 	earlier.Total = sumWorkers(earlier.Workers)
 
 	delta := sameCounters
-	want := pool.Stats{Workers: []pool.WorkerStats{delta(90), delta(180)}, Total: delta(270), Submitted: 42}
+	// Blocking, MostBlocking and Spares are gauges: the later values.
+	want := pool.Stats{Workers: []pool.WorkerStats{delta(90), delta(180)}, Total: delta(270), Submitted: 42,
+		Blocking: 3, MostBlocking: 9, Spares: 2, SparesStarted: 4, Stalls: 3}
 	// Parked is a gauge: Sub keeps the later snapshot's value.
 	want.Workers[0].Parked = later.Workers[0].Parked
 	want.Workers[1].Parked = later.Workers[1].Parked

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 )
 
@@ -61,15 +62,24 @@ func (w *Worker) newCarrier() *carrier {
 // startCarrier starts a goroutine for c; holding says whether it starts
 // as the worker's holder or as a parked spare.
 func (p *Pool) startCarrier(c *carrier, holding bool) {
-	p.goroutines.Add(1)
+	c.w.carrierGroup().Add(1)
 	go c.run(holding)
+}
+
+// carrierGroup is the WaitGroup that counts w's carrier goroutines: the
+// pool's, or for a spare the spares' (stall.md, X6).
+func (w *Worker) carrierGroup() *sync.WaitGroup {
+	if w.asSpare != nil {
+		return &w.pool.stall.spareCarriers
+	}
+	return &w.pool.goroutines
 }
 
 // run is the body of a carrier goroutine.
 func (c *carrier) run(holding bool) {
 	w := c.w
 	p := w.pool
-	defer p.goroutines.Done()
+	defer w.carrierGroup().Done()
 	c.goid = goid()
 	// A goroutine inherits its creator's profiler labels, and carriers are
 	// often started from inside a task that is about to park: give this
@@ -93,7 +103,11 @@ func (c *carrier) run(holding bool) {
 			p.startCarrier(w.newCarrier(), true)
 		}
 	}()
-	w.hold(c)
+	if w.asSpare != nil {
+		w.spareHold(c) // stall.md, X2
+	} else {
+		w.hold(c)
+	}
 	done = true
 }
 
@@ -104,9 +118,6 @@ func (c *carrier) run(holding bool) {
 func (w *Worker) takeOver(c *carrier) {
 	w.setHolder(c)
 	w.scope = nil
-	if debugChecks {
-		w.markTask(false) // in the main loop, not a task (watchdog.go, W1)
-	}
 }
 
 // setHolder records c as the carrier holding w: in the owner-only cur,
@@ -115,9 +126,6 @@ func (w *Worker) takeOver(c *carrier) {
 func (w *Worker) setHolder(c *carrier) {
 	w.cur = c
 	w.register(c)
-	if debugChecks {
-		w.markTask(true) // a resumed task; takeOver says otherwise (watchdog.go, W1)
-	}
 }
 
 // awaitTurn parks c until it is handed its worker, and reports false if it

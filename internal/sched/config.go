@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"time"
 )
 
 // Config is what New needs to start a pool; package pool fills it from its
@@ -11,6 +12,13 @@ type Config struct {
 	DequeCapacity int    // capacity of each worker's deque, rounded up to a power of two
 	Name          string // for Stats, profiler labels and traces
 	MaxBlocking   int    // cap on the user's tasks in blocking sections at once; 0: none
+	// StallThreshold is how long every worker must have been blocked
+	// inside one task, with work queued, before the pool reports a stall
+	// and starts spares (stall.md); 0: DefaultStallThreshold; < 0: never.
+	StallThreshold time.Duration
+	// StallHandler is called with the report of the pool's first stall
+	// (W5), on the monitor's goroutine; nil: no report.
+	StallHandler func(StallReport)
 }
 
 // maxWorkers bounds the worker count: the control word packs the number of

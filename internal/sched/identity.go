@@ -137,7 +137,7 @@ func (w *Worker) register(c *carrier) {
 	w.holder.Store(c.goid)
 	h := &w.pool.holders
 	if c.goid > 0 && c.goid < maxPackedGoid {
-		v := uint64(c.goid)<<16 | uint64(w.id)
+		v := uint64(c.goid)<<16 | uint64(w.index)
 		b1, b2 := h.bucketsOf(c.goid)
 		for _, b := range [2]*holderBucket{b1, b2} {
 			for i := range b {
@@ -197,7 +197,7 @@ func (p *Pool) holderOf(g int64) *Worker {
 					probes.Add(1)
 				}
 				if v&^0xffff == key {
-					return p.workers[v&0xffff]
+					return p.workerAt(int(v & 0xffff))
 				}
 			}
 		}
@@ -210,7 +210,22 @@ func (p *Pool) holderOf(g int64) *Worker {
 			return w
 		}
 	}
+	for k := range p.stall.spares {
+		if w := p.spareAt(k); w != nil && w.holder.Load() == g {
+			return w
+		}
+	}
 	return nil
+}
+
+// workerAt returns the worker or spare whose index is i (stall.md, X1).
+// A spare's entry is registered by its carrier, which was started after
+// the spare was stored: the lookup, by that goroutine (I4), finds it.
+func (p *Pool) workerAt(i int) *Worker {
+	if i < len(p.workers) {
+		return p.workers[i]
+	}
+	return p.spareAt(i - len(p.workers))
 }
 
 // InSection reports whether the calling goroutine is inside a blocking
@@ -222,6 +237,11 @@ func (p *Pool) InSection() bool {
 	g := goid()
 	for _, w := range p.workers {
 		if w.inSection(g) {
+			return true
+		}
+	}
+	for k := range p.stall.spares {
+		if w := p.spareAt(k); w != nil && w.inSection(g) {
 			return true
 		}
 	}

@@ -352,7 +352,8 @@ func (w *Worker) overflow(t *task) {
 	}
 	w.counts.Overflows += uint64(len(batch))
 	w.pool.inj.pushBatch(uint32(w.id), batch)
-	clear(batch) // do not keep the tasks reachable from here
+	clear(batch)     // do not keep the tasks reachable from here
+	w.pool.notify(w) // P2 for the injector's tasks, or W2 (stall.md)
 }
 
 // execute runs t on w, unless it is a spilled task its owner took back.

@@ -115,16 +115,10 @@ func (w *Worker) runTask(t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
 	w.inLoop = false
-	if debugChecks {
-		w.markTask(true) // the stall watchdog's W1 (watchdog.go)
-	}
 	if trace.IsEnabled() {
 		w.executeTraced(t)
 	} else {
 		w.execute(t)
-	}
-	if debugChecks {
-		w.markTask(false)
 	}
 	w.taskDone()
 }

@@ -31,7 +31,10 @@ type Pool struct {
 	inj     injector
 	name    string
 	closed  atomic.Bool
-	_       [cacheLine - 24 - 32 - 16 - 4]byte
+	// stallState is the stall monitor's state (stall.md, W2, W3), loaded
+	// by publishers that see every worker busy.
+	stallState atomic.Uint32
+	_          [cacheLine - 24 - 32 - 16 - 8]byte
 
 	// Written once per external submission.
 	inflight  atomic.Int64  // external submissions between their closed check and their push
@@ -48,11 +51,12 @@ type Pool struct {
 	// sections counts (and may cap) the tasks in blocking sections
 	// (blocking.go, B3): its counts are written by every section, so it
 	// keeps off the line of holders.overflow, which lookups from outside
-	// the pool load. watch is the stall watchdog of builds with debug
-	// checks, or nil (watchdog.go).
+	// the pool load.
 	_        [cacheLine]byte
 	sections sectionGauge
-	watch    *watchdog
+
+	// stall is the stall monitor and its spares (stall.go).
+	stall stallWatch
 }
 
 const cacheLine = 128
@@ -72,6 +76,7 @@ func New(cfg Config) *Pool {
 		p.workers[i] = &Worker{
 			pool:       p,
 			id:         i,
+			index:      i,
 			wake:       make(chan struct{}, 1),
 			rng:        rand.Uint64() | 1,
 			lastVictim: -1,
@@ -87,9 +92,7 @@ func New(cfg Config) *Pool {
 		w.searching = true
 	}
 	p.ctl.Store(uint64(n) * searchingOne)
-	if debugChecks {
-		p.startWatchdog() // before the holders that mark its words (watchdog.go)
-	}
+	p.initStalls(cfg)
 	for _, w := range p.workers {
 		p.startCarrier(w.newCarrier(), true)
 	}
@@ -114,6 +117,10 @@ func (p *Pool) Close() {
 			"including the one running the caller, and would never return; call Close from outside the pool " +
 			"(for example with defer right after pool.New)")
 	}
+	if g := p.stall.handlerG.Load(); g != 0 && g == goid() {
+		panic("pool: Close called from the pool's stall handler (WithStallHandler): Close waits for the " +
+			"handler to return, and would never return; close the pool from another goroutine")
+	}
 	if p.InSection() {
 		panic(fmt.Sprintf("pool: Close called from inside a blocking section (pool.Blocking) of a task of the "+
 			"same pool %q: the section's goroutine holds no worker while f runs, but the task waits for its "+
@@ -126,7 +133,7 @@ func (p *Pool) Close() {
 		// work is running or queued (see sleep.md, Shutdown).
 		p.wakeAll()
 		p.goroutines.Wait()
-		p.stopWatchdog()
+		p.stopStalls() // stall.md, X6
 		removePool(p)
 	})
 }

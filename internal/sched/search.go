@@ -139,11 +139,24 @@ func (w *Worker) popInjector() *task {
 }
 
 // steal tries every other worker's deque once, the last victim that paid
-// off first and then the others from a random starting point.
+// off first and then the others from a random starting point, and then,
+// while the pool runs spares, the spares' (stall.md, X2).
 func (w *Worker) steal() *task {
+	if t := w.stealWorkers(); t != nil {
+		return t
+	}
+	if w.pool.stall.live.Load() != 0 {
+		return w.stealSpares()
+	}
+	return nil
+}
+
+// stealWorkers is steal's pass over the pool's workers. A spare, whose
+// index is none of theirs, tries them all.
+func (w *Worker) stealWorkers() *task {
 	ws := w.pool.workers
 	n := len(ws)
-	if n == 1 {
+	if n == 1 && w.asSpare == nil {
 		return nil
 	}
 	if v := w.lastVictim; v >= 0 {
@@ -159,7 +172,7 @@ func (w *Worker) steal() *task {
 		if v >= n {
 			v -= n
 		}
-		if v == w.id || v == w.lastVictim {
+		if v == w.index || v == w.lastVictim {
 			continue
 		}
 		if t := ws[v].dq.Steal(); t != nil {

@@ -46,11 +46,13 @@ const (
 // is step P2; it is the only cost of the protocol on the fork path while
 // some worker searches, or none is idle.
 func (p *Pool) notify(from *Worker) {
-	// Nobody searches, and somebody sleeps or waits for news. Worker.Spawn
-	// has its own copy of this test, so that the common case costs no
-	// call on the fork path.
+	// Nobody searches, and somebody sleeps or waits for news.
 	if c := p.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
 		p.notifySlow(from)
+	} else if c == 0 && p.stallState.Load() == stallIdle {
+		// Published while every worker is busy: arm the stall monitor
+		// (stall.md, W2). This load follows P1 and the load of ctl.
+		p.armStalls()
 	}
 }
 
@@ -202,6 +204,12 @@ func (w *Worker) stopSearching(found bool) {
 	w.searching = false
 	p := w.pool
 	c := p.ctl.Add(minusSearching)
+	if c == 0 && p.stallState.Load() == stallIdle && p.hasWork() {
+		// The last worker to find work: every worker is busy now, with
+		// work queued behind them. Arm the stall monitor (stall.md,
+		// W2); these loads follow the add.
+		p.armStalls()
+	}
 	if sleepingOf(c) == 0 {
 		return
 	}
@@ -346,6 +354,13 @@ func (p *Pool) hasWork() bool {
 			return true
 		}
 	}
+	if p.stall.live.Load() != 0 { // stall.md, X2
+		for k := range p.stall.spares {
+			if v := p.spareAt(k); v != nil && v.dq.Len() != 0 {
+				return true
+			}
+		}
+	}
 	return false
 }
 
@@ -354,8 +369,15 @@ func (p *Pool) hasWork() bool {
 // (inProgress), so no task writes a pool-global word; this sums them.
 func (p *Pool) idleNow() bool {
 	for _, w := range p.workers {
-		if w.inProgress.Load() != 0 {
+		if w.inProgress.Load()&runningMask != 0 {
 			return false
+		}
+	}
+	if p.stall.made.Load() != 0 { // stall.md, X6
+		for k := range p.stall.spares {
+			if w := p.spareAt(k); w != nil && w.inProgress.Load()&runningMask != 0 {
+				return false
+			}
 		}
 	}
 	return true
@@ -376,7 +398,7 @@ func (p *Pool) quiescent() bool {
 // decrement or one of them does: each decrements, then loads every count,
 // all sequentially consistent. If the decrement comes before Close's store
 // of closed, Close's own wakeAll does the job.
-func (w *Worker) taskStart() { w.inProgress.Add(1) }
+func (w *Worker) taskStart() { w.inProgress.Add(startedOne + 1) } // and W1's mark (stall.md)
 
 func (w *Worker) taskDone() {
 	w.inProgress.Add(-1)

@@ -67,7 +67,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 	// Z parks again: it publishes its sleep count after an S2 that found
 	// nothing, just before it blocks on its token.
 	for {
-		ws, _, _, _ := p.Snapshot()
+		ws := p.Snapshot().Workers
 		if ws[0].Sleeps >= 1 {
 			break
 		}

@@ -42,25 +42,59 @@ func (w *Worker) publish() {
 	w.pub.parks.Store(w.counts.Parks)
 }
 
-// Snapshot returns every worker's published counters, indexed by worker
-// id, the number of tasks submitted from outside, and the tasks inside a
-// blocking section's f now and the most there have been at once since
-// the pool started (blocking.go).
-func (p *Pool) Snapshot() (workers []Counters, submitted, blocking, mostBlocking uint64) {
-	workers = make([]Counters, len(p.workers))
+// Snapshot is what Pool.Snapshot returns.
+type Snapshot struct {
+	// Workers holds every worker's published counters, indexed by worker
+	// id, a spare's added to those of the worker it stands in for.
+	Workers []Counters
+	// Submitted counts the tasks submitted from outside.
+	Submitted uint64
+	// Blocking and MostBlocking are the tasks inside a blocking
+	// section's f now, and the most at once (blocking.go).
+	Blocking, MostBlocking uint64
+	// Spares is the number of spares running now, SparesStarted the
+	// spares started since the pool started, and Stalls the stalls
+	// confirmed (stall.md).
+	Spares, SparesStarted, Stalls uint64
+}
+
+// Snapshot returns the pool's counters and gauges.
+func (p *Pool) Snapshot() Snapshot {
+	s := Snapshot{Workers: make([]Counters, len(p.workers)), Submitted: p.submitted.Load()}
 	for i, w := range p.workers {
-		workers[i] = Counters{
-			Executed:     w.pub.executed.Load(),
-			Steals:       w.pub.steals.Load(),
-			FailedSteals: w.pub.failedSteals.Load(),
-			InjectorPops: w.pub.injectorPops.Load(),
-			Overflows:    w.pub.overflows.Load(),
-			Sleeps:       w.pub.sleeps.Load(),
-			Wakeups:      w.pub.wakeups.Load(),
-			Parks:        w.pub.parks.Load(),
-			Parked:       uint64(max(0, w.parked.Load())),
+		s.Workers[i] = w.snapshot()
+	}
+	for k := range p.stall.spares {
+		if w := p.spareAt(k); w != nil {
+			c, d := &s.Workers[k], w.snapshot()
+			c.Executed += d.Executed
+			c.Steals += d.Steals
+			c.FailedSteals += d.FailedSteals
+			c.InjectorPops += d.InjectorPops
+			c.Overflows += d.Overflows
+			c.Sleeps += d.Sleeps
+			c.Wakeups += d.Wakeups
+			c.Parks += d.Parks
+			c.Parked += d.Parked
 		}
 	}
-	blocking, mostBlocking = p.blockingStats()
-	return workers, p.submitted.Load(), blocking, mostBlocking
+	s.Blocking, s.MostBlocking = p.blockingStats()
+	s.Spares = uint64(max(0, p.stall.live.Load()))
+	s.SparesStarted, s.Stalls = p.stall.started.Load(), p.stall.stalls.Load()
+	return s
+}
+
+// snapshot returns w's published counters.
+func (w *Worker) snapshot() Counters {
+	return Counters{
+		Executed:     w.pub.executed.Load(),
+		Steals:       w.pub.steals.Load(),
+		FailedSteals: w.pub.failedSteals.Load(),
+		InjectorPops: w.pub.injectorPops.Load(),
+		Overflows:    w.pub.overflows.Load(),
+		Sleeps:       w.pub.sleeps.Load(),
+		Wakeups:      w.pub.wakeups.Load(),
+		Parks:        w.pub.parks.Load(),
+		Parked:       uint64(max(0, w.parked.Load())),
+	}
 }

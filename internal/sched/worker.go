@@ -34,8 +34,13 @@ type Worker struct {
 	// layout_test.go checks the offsets.
 	pool *Pool
 	wake chan struct{} // capacity 1; the holder parks on it when idle
-	id   int
-	_    [cacheLine - 24]byte
+	id   int           // ID: 0..Workers()-1, a spare's that of the worker it stands in for
+	// index tells the pool's workers and spares apart, in the holders
+	// table and in parallel.PerWorker: a worker's is its id, spare k's
+	// Workers()+k (stall.md, X1). asSpare is nil but for a spare.
+	index   int
+	asSpare *spareState
+	_       [cacheLine - 40]byte
 
 	// Owner-only state: touched only by the carrier holding the worker
 	// (see carrier.go), written on every fork or task.
@@ -48,12 +53,13 @@ type Worker struct {
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
 	counts     counters
-	// inProgress counts the main-loop tasks started on w and not finished,
-	// parked ones included. Only w's holders write it (one at a time, the
+	// inProgress counts, in its low 32 bits, the main-loop tasks started
+	// on w and not finished, parked ones included, and in its high 32
+	// bits the main-loop tasks started (the stall monitor's mark,
+	// stall.md W1). Only w's holders write it (one at a time, the
 	// hand-offs order them), once before and once after each main-loop
 	// task: a write to a line the owner has anyway, instead of to a
-	// pool-global counter. Close (quiescent) and Caller sum it over the
-	// workers.
+	// pool-global counter. Close (quiescent) sums it over the workers.
 	inProgress atomic.Int64
 	// holder is the goroutine id of the holding carrier, 0 while none
 	// holds w (identity.go, I3), read by the misuse check on the fork
@@ -92,8 +98,18 @@ type Worker struct {
 // for long. Only the goroutine holding w may use it.
 func (w *Worker) LoopHint() *bool { return &w.inLoop }
 
-// ID returns the worker's index, 0 to Workers()-1.
+// ID returns the worker's index, 0 to Workers()-1. A spare returns the
+// ID of the worker it stands in for (stall.md, X1).
 func (w *Worker) ID() int { return w.id }
+
+// Slot returns an index that no other worker or spare of the pool has, 0
+// to Slots()-1: a worker's ID, or Workers()+k for the spare of worker k
+// (stall.md, X1). Per-worker state indexed by it is never shared.
+func (w *Worker) Slot() int { return w.index }
+
+// Slots returns the number of slots (Worker.Slot) of p: its workers and
+// the spares it may start.
+func (p *Pool) Slots() int { return len(p.workers) + len(p.stall.spares) }
 
 // Pool returns the pool w belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }

@@ -1,13 +1,14 @@
 package wsdeque
 
 // Peek returns the number of items, private ones included, as a goroutine
-// other than the owner can guess it: a diagnostic for fj's stall watchdog
-// (internal/sched/watchdog.go), which reads it only once the owner has sat
-// blocked for seconds, to tell whether it holds back work nobody else can
-// see. It reads the owner's bottom without synchronisation, so the race
-// detector is told to ignore the function; the value is some recent
-// bottom (on a 32-bit platform it may even be torn), and nothing but a
-// report may depend on it. Owners use Count.
+// other than the owner can guess it: a hint for fj's stall monitor
+// (internal/sched/stall.md, W3), which keeps watching while every worker
+// is busy and some deque holds work, even work nobody else can see yet,
+// and puts the count in its report. It reads the owner's bottom without
+// synchronisation, so the race detector is told to ignore the function;
+// the value is some recent bottom (on a 32-bit platform it may even be
+// torn), and nothing but a report, or how long the monitor keeps
+// watching, may depend on it. Owners use Count.
 //
 //go:norace
 func (d *Deque[T]) Peek() int {
