@@ -222,3 +222,70 @@ func TestBlockingPipeAndMixed(t *testing.T) {
 		t.Errorf("blockSections ran %d of 20 tasks", in)
 	}
 }
+
+// BenchmarkForgottenSection measures what forgetting pool.Blocking costs
+// (issue 24). "handoff": a task waits on a channel that a task queued
+// behind it fills, on one worker: in a section ("fj-blocking-1w") the
+// worker runs the filler at once; without one ("fj-nosection-1w") the
+// task holds the only worker until the pool detects the stall (default
+// threshold, 1 s) and a spare worker runs the filler. "sleeps": 8 tasks
+// sleeping 300 ms on two workers, in sections, without sections, and
+// without sections on a pool whose threshold is 100 ms, where spares run
+// the queued sleeps meanwhile. Run it with -benchtime 3x.
+func BenchmarkForgottenSection(b *testing.B) {
+	handoff := func(p *pool.Pool, section bool) {
+		ch := make(chan int)
+		started, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			p.Run(func(*pool.Worker) {
+				close(started)
+				if section {
+					pool.Blocking(func() { <-ch })
+				} else {
+					<-ch
+				}
+			})
+		}()
+		<-started
+		p.Run(func(*pool.Worker) { ch <- 1 })
+		<-done
+	}
+	quiet := pool.WithStallHandler(func(pool.StallReport) {})
+	b.Run("shape=handoff/impl=fj-blocking-1w", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(1))
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			handoff(p, true)
+		}
+	})
+	b.Run("shape=handoff/impl=fj-nosection-1w", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(1), quiet)
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			handoff(p, false)
+		}
+	})
+	sleep := func() { time.Sleep(300 * time.Millisecond) }
+	b.Run("shape=sleeps/impl=fj-blocking-2w", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2))
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			blockSections(p, 8, sleep)
+		}
+	})
+	b.Run("shape=sleeps/impl=fj-nosection-2w", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2), quiet)
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			blockTaskblock(p, 8, sleep)
+		}
+	})
+	b.Run("shape=sleeps/impl=fj-nosection-2w-100ms", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2), pool.WithStallThreshold(100*time.Millisecond), quiet)
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			blockTaskblock(p, 8, sleep)
+		}
+	})
+}

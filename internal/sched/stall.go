@@ -170,9 +170,13 @@ func (p *Pool) watchStalls() {
 	// Started from a worker's goroutine: do not carry its labels.
 	pprof.SetGoroutineLabels(context.Background())
 	tick := max(m.threshold/4, time.Millisecond)
+	v := &stallView{seen: make([]stallSeen, len(p.workers))}
+	// A first look at once: the marks seen now start the threshold.
+	if !p.stallTick(v, time.Now()) && !p.disarmStalls() {
+		return
+	}
 	t := time.NewTimer(tick)
 	defer t.Stop()
-	v := &stallView{seen: make([]stallSeen, len(p.workers))}
 	for {
 		select {
 		case <-m.stop:
@@ -182,7 +186,14 @@ func (p *Pool) watchStalls() {
 			if !p.stallTick(v, now) && !p.disarmStalls() {
 				return
 			}
-			t.Reset(tick)
+			// W4's second check comes soon after the first: a goroutine
+			// blocked for a whole threshold is still blocked an eighth
+			// of a tick later, one caught in a lock most likely not.
+			if v.suspect == 1 {
+				t.Reset(max(tick/8, time.Millisecond))
+			} else {
+				t.Reset(tick)
+			}
 		}
 	}
 }
@@ -244,7 +255,7 @@ func (p *Pool) stallTick(v *stallView, now time.Time) bool {
 		}
 	}
 	if v.suspect++; v.suspect < 2 {
-		return true // checked again at the next tick
+		return true // checked again soon (watchStalls)
 	}
 	// Confirmed: X1 and W5. Spares are looked at again a threshold later
 	// at the soonest (one may have run out of work and exited).
