@@ -1,13 +1,26 @@
 package wsdeque
 
-// Peek returns the number of items, private ones included, as a goroutine
-// other than the owner can guess it: a diagnostic for fj's stall watchdog
+// PeekPrivate returns the number of private items as a goroutine other
+// than the owner can guess it: a diagnostic for fj's stall watchdog
 // (internal/sched/watchdog.go), which reads it only once the owner has sat
 // blocked for seconds, to tell whether it holds back work nobody else can
 // see. It reads the owner's bottom without synchronisation, so the race
-// detector is told to ignore the function; the value is some recent
+// detector is told to ignore these functions; the value is some recent
 // bottom (on a 32-bit platform it may even be torn), and nothing but a
 // report may depend on it. Owners use Count.
+//
+//go:norace
+func (d *Deque[T]) PeekPrivate() int {
+	n := d.bottom - d.pub.Load()
+	if n < 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// Peek returns the number of items, private ones included, as a goroutine
+// other than the owner can guess it: see PeekPrivate, whose caveats it
+// shares.
 //
 //go:norace
 func (d *Deque[T]) Peek() int {
