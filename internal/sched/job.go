@@ -15,17 +15,44 @@ import (
 //	    privately (wsdeque.md, D2): no thief can see it, and the push is
 //	    plain stores. A full deque moves its oldest published half to the
 //	    injector first (overflow).
-//	F2  Work-first: a fork publishes the worker's private tasks (one
-//	    store, D4) only when another worker wants work, i.e. some worker is
-//	    searching, waiting for news or asleep (pool.ctl != 0), and then
-//	    runs step P2 of sleep.md. While every worker is busy, a fork and
-//	    its join touch no shared cache line and execute no fence. The same
-//	    check runs between tasks (loop.go), before a block's wait runs a
-//	    task inline, and after a join that had to pop a published task,
-//	    and a task that parks hands its worker, private tasks included, to
-//	    another carrier: a private task is published within one fork or
-//	    task of its worker once another worker is idle, or run by its
-//	    owner.
+//	E1  Exposure. A fork then publishes its worker's private tasks (one
+//	    store, D4, then step P2 of sleep.md) if its deque exposes nothing
+//	    (no published task is left in it: none was published since it
+//	    last ran dry, or thieves and pops have taken them all) or another
+//	    worker wants work (pool.ctl != 0: some worker is searching,
+//	    waiting for news or asleep). Otherwise the fork stays private: no
+//	    fence, no shared write. So a worker that holds forks exposes at
+//	    least its oldest one, whatever it runs next, and only the deeper
+//	    ones, which its own joins take back in the common case, skip the
+//	    fence: Lazy Binary Splitting's rule (Tzannes, Caragea, Barua,
+//	    Vishkin, PPoPP 2010) on the private deque. In a recursion that
+//	    publishes O(depth) times per stolen subtree, not once per fork.
+//	E2  Every other point where the owner runs scheduler code makes the
+//	    same test (publishDue) and publishes if it holds: a join that takes
+//	    back a private task and leaves private tasks behind, a join that
+//	    had to pop a published task, the main loop between tasks
+//	    (loop.go), a loop between its steps (ShouldSplit), a block's wait
+//	    before it runs a task inline.
+//	E3  A loop whose worker exposes nothing and holds no private task
+//	    splits what remains of its range before its next step
+//	    (ShouldSplit; parallel/split.go): the half it forks is published
+//	    by E1. A loop thus exposes half of its rest before every step that
+//	    could run long, as a recursion exposes its oldest fork.
+//	E4  Code that hands control to something that may block, or run long
+//	    without forking, publishes everything first (Expose): ForSeq's
+//	    puller before it goes back to its sequence. A task that parks or
+//	    enters a section hands its worker, private tasks included, to
+//	    another carrier, which runs them or publishes them by E1-E2.
+//
+//	    The bound: a thief can always find the oldest queued fork of every
+//	    worker that has one (E1-E3), except in the window between a steal
+//	    that takes a worker's last exposed task and that worker's next
+//	    fork, join or loop step, during which its younger, private forks
+//	    wait for it. Once any worker is idle (ctl != 0), that next step
+//	    publishes every private task. With the fences Go has (every atomic
+//	    store is sequentially consistent, a locked instruction), closing
+//	    that window too would cost a fence on every fork and every join
+//	    (wsdeque.md, "Why a private end").
 //	J1  A join takes its task back if nobody else has it: a private or
 //	    published task at the bottom of the deque is popped (D3, D5), one
 //	    that overflowed to the injector is claimed (task.claimed). Then
@@ -122,10 +149,25 @@ func (j *job) record(p *Panic) {
 // fills, or nil (J4); refork forks it again. Only the goroutine holding w
 // may call it. It is inlined into the typed forms below.
 func (w *Worker) spare() *task {
-	t := w.dq.Spare()
-	if t == nil || !t.free { // recycle never frees a spilled task
+	if t := w.dq.Spare(); t != nil && t.free { // recycle never frees a spilled task
+		return t
+	}
+	return w.spareMoved()
+}
+
+// spareMoved is spare when the slot of the next fork holds no recycled
+// task: the task recycled last, if it is still free, is stored in that
+// slot (SetSpare) and returned. That is where a job claimed back by
+// D5a's CAS is (wsdeque.md): a fork published because its deque exposed
+// nothing (E1), taken back as the deque's last item, moves the deque's
+// indices past its slot, and without this every such fork, once per
+// Join on an empty deque, would allocate.
+func (w *Worker) spareMoved() *task {
+	t := w.lastFree
+	if t == nil || !t.free || !w.dq.SetSpare(t) {
 		return nil
 	}
+	w.lastFree = nil
 	return t
 }
 
@@ -133,7 +175,10 @@ func (w *Worker) spare() *task {
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
 // goroutine running w's current task may call it.
-func (w *Worker) recycle(t *task) { t.free = !t.spilled }
+func (w *Worker) recycle(t *task) {
+	t.free = !t.spilled
+	w.lastFree = t
+}
 
 // refork forks again t, the recycled task that spare has just returned
 // (J4), as fork does: the common case of recursive code, where the slot
@@ -152,17 +197,17 @@ func (w *Worker) refork(t *task) {
 		return
 	}
 	w.dq.PushSpare()
-	// F2, written out so that the common case costs one load and no call.
-	if w.pool.ctl.Load() != 0 {
+	if w.publishDue() { // E1
 		w.share()
 	}
 }
 
 // reforkFast is refork when it costs nothing but plain loads and stores:
-// the task's scope is unchanged and no worker wants work (F2 has nothing
-// to do). It reports false, having changed nothing, otherwise.
+// the task's scope is unchanged and E1 has nothing to publish (the deque
+// exposes a task, and no worker wants work). It reports false, having
+// changed nothing, otherwise.
 func (w *Worker) reforkFast(t *task) bool {
-	if t.scope != w.scope || w.pool.ctl.Load() != 0 {
+	if t.scope != w.scope || w.publishDue() {
 		return false
 	}
 	t.free = false
@@ -170,9 +215,8 @@ func (w *Worker) reforkFast(t *task) bool {
 	return true
 }
 
-// fork schedules t on w's deque (F1), publishing w's private tasks if
-// another worker wants work (F2). Only the goroutine holding w may call
-// it.
+// fork schedules t on w's deque (F1), publishing w's private tasks if E1
+// says so. Only the goroutine holding w may call it.
 func (w *Worker) fork(t *task) {
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
@@ -184,34 +228,112 @@ func (w *Worker) fork(t *task) {
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
-	if w.pool.ctl.Load() != 0 {
+	if w.publishDue() { // E1
 		w.share()
 	}
 }
 
-// shareIfWanted is step F2 on demand: it publishes w's private tasks if another
-// worker wants work. Forks, joins and the main loop do it themselves; a
-// task that waits for one of its own forks without joining it (a test
-// spinning until another worker has stolen it) calls it as it waits, or
-// the fork may stay private (wsdeque.md) for as long as it waits. Only the
-// goroutine holding w may call it.
-func (w *Worker) shareIfWanted() {
-	if w.pool.ctl.Load() != 0 {
+// wantsWork reports whether another worker of p wants work: some worker
+// is searching, waiting for news or asleep, i.e. not running a task
+// (sleep.md, S5: ctl == 0 means that every worker is busy). It is one
+// load of the word every fork loads anyway.
+func (p *Pool) wantsWork() bool { return p.ctl.Load() != 0 }
+
+// publishDue is the test of E1 and E2: w's private tasks must be
+// published now because its deque exposes nothing a thief could take, or
+// because another worker wants work. Two loads: ctl, and the deque's top,
+// which only steals write. Only the goroutine holding w may call it.
+func (w *Worker) publishDue() bool { return w.pool.wantsWork() || !w.dq.Exposed() }
+
+// exposeIfDue is E2 where the owner has nothing else to do: it publishes
+// w's private tasks if publishDue says so. Only the goroutine holding w
+// may call it.
+func (w *Worker) exposeIfDue() {
+	if w.dq.Private() != 0 && w.publishDue() {
 		w.share()
 	}
 }
 
 // Expose publishes every private task of w now, whoever wants work, and
-// wakes a sleeper if nobody searches: for code that is about to hand
+// wakes a sleeper if nobody searches (E4): for code that is about to hand
 // control to something that may block or run long without forking again
-// (a ForSeq puller calling back into its sequence, a task entering a
-// blocking section or waiting on another pool), after which nothing on
-// this worker would publish them. Only the goroutine holding w may call
+// (a ForSeq puller calling back into its sequence), after which nothing
+// on this worker would publish them. Only the goroutine holding w may call
 // it.
 func (w *Worker) Expose() { w.share() }
 
-// share publishes w's private tasks (F2: step P1 of sleep.md) and then
-// runs step P2: wake a sleeper if nobody searches.
+// ShouldSplit reports whether a loop running a range sequentially on w
+// should split what remains of it before its next step (E3): w's deque
+// exposes nothing a thief could take, w holds no private task, and the
+// pool has another worker to take the half. A private task left unexposed
+// (by a steal of the last published one) is published instead (E2): it is
+// older than the loop, and usually larger than half of it. While w's deque
+// exposes a task, a loop does not split, so a loop nested in a step of a
+// loop (or a join) that exposes its rest costs what the plain loop costs.
+//
+// Loops nested in a step of an enclosing loop (LoopStep) split less, to
+// keep small nested loops cheap: not at all while the enclosing loop has
+// steps left (it exposes its own rest before each step, a larger piece,
+// and splits for an idle worker at its next step), and in its last step
+// only while another worker wants work, not merely because nothing is
+// exposed. Without that, the rows of a busy outer loop would each split,
+// a fork and a join per row, whenever a steal left their worker exposing
+// nothing, and an idle worker would steal quarter rows in turn. Only the
+// goroutine holding w may call it.
+func (w *Worker) ShouldSplit() bool {
+	if w.dq.Private() != 0 {
+		if w.publishDue() {
+			w.share()
+		}
+		return false
+	}
+	if w.dq.Exposed() || len(w.pool.workers) == 1 {
+		return false
+	}
+	switch w.loopNest {
+	case notNested:
+		return true
+	case nestedLast:
+		return w.pool.wantsWork()
+	}
+	return false
+}
+
+// The values of Worker.loopNest: where the code running on w stands
+// relative to the loops that run on it (ShouldSplit).
+const (
+	notNested  = iota // in no step of a loop
+	nestedLast        // in the last step of every enclosing loop
+	nestedMore        // in a step of a loop that has steps after it
+)
+
+// LoopStep tells w that a loop on it is about to run a step, with more
+// steps of that loop after it or not, and returns what to pass to
+// LoopStepDone when the step has run: loops nested in the step then split
+// less (ShouldSplit). The main loop clears the mark before each task, so a
+// task parked mid-step leaves no stale mark for long; it is a hint, never
+// a condition of correctness. Only the goroutine holding w may call it.
+func (w *Worker) LoopStep(more bool) (outer uint8) {
+	outer = w.loopNest
+	mark := uint8(nestedLast)
+	if more {
+		mark = nestedMore
+	}
+	w.loopNest = max(outer, mark)
+	return outer
+}
+
+// LoopMark returns w's loop mark, for LoopStepDone to restore when a
+// panic unwinds steps that did not. Only the goroutine holding w may call
+// it.
+func (w *Worker) LoopMark() uint8 { return w.loopNest }
+
+// LoopStepDone ends the step that LoopStep began: outer is what LoopStep
+// returned. Only the goroutine holding w may call it.
+func (w *Worker) LoopStepDone(outer uint8) { w.loopNest = outer }
+
+// share publishes w's private tasks (step P1 of sleep.md) and then runs
+// step P2: wake a sleeper if nobody searches.
 func (w *Worker) share() {
 	if w.dq.Private() == 0 {
 		return
@@ -255,6 +377,9 @@ func (w *Worker) takeBackFast(t *task) bool {
 		return false
 	}
 	w.counts.Executed++
+	if w.dq.Private() != 0 && w.publishDue() { // E2: a steal may have left them unexposed
+		w.share()
+	}
 	return true
 }
 
@@ -283,9 +408,7 @@ func (w *Worker) takeBackSlow(t *task) bool {
 	x := w.dq.Pop()
 	if x == t {
 		w.counts.Executed++
-		if w.pool.ctl.Load() != 0 {
-			w.share()
-		}
+		w.exposeIfDue() // E2
 		return true
 	}
 	if x != nil {
@@ -321,7 +444,7 @@ func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 			w.putBack(x)
 			return
 		}
-		w.shareIfWanted() // F2: the tasks left behind may be wanted elsewhere
+		w.exposeIfDue() // E2: the tasks left behind may be wanted elsewhere
 		w.execute(x)
 	}
 }
@@ -390,7 +513,7 @@ func (w *Worker) execute(t *task) {
 //
 // A join of two halves, in every form:
 //
-//	fork the second half (F1-F2), recycling the job found in the slot
+//	fork the second half (F1, E1), recycling the job found in the slot
 //	    the fork fills if it is of the right type (J4);
 //	defer the test that turns a panic or Goexit unwinding the join into
 //	    the join's panic, after dropping or waiting for the forked half
@@ -663,7 +786,7 @@ type Future[W, T any] struct {
 
 func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(unsafe.Pointer(w))) }) }
 
-// Fork makes f the future of fn and forks it onto w (F1-F2). f must be
+// Fork makes f the future of fn and forks it onto w (F1, E1). f must be
 // new: a Future's zero value, allocated by the caller (forkjoin.Fork
 // embeds one in its own type, so that a fork allocates once).
 func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {

@@ -43,7 +43,7 @@ type Worker struct {
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
 	searching  bool     // holds a unit of the searching count (sleep.md, U1)
-	inLoop     bool     // LoopHint's word: a loop step runs with steps after it
+	loopNest   uint8    // the loop steps running on w (job.go, LoopStep)
 	checks     uint16   // forks and joins since the main loop's task began (debug.go)
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
@@ -72,6 +72,7 @@ type Worker struct {
 	pub        publishedCounters // written by the owner, read by Stats
 	spill      []*task           // owner only: overflow's batch, max(1, cap/2) long
 	pull       []*task           // owner only: popInjector's batch, max(1, cap/2) long
+	lastFree   *task             // owner only: the task recycled last (job.go, spareMoved)
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
@@ -80,17 +81,8 @@ type Worker struct {
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [40]byte
+	_ [32]byte
 }
-
-// LoopHint returns a word of w's for lazy splitting (the parallel
-// package): true while a loop running on w executes a step and has more
-// steps after it. A loop nested in that step does not split for an idle
-// worker: the enclosing loop will, at its next step, with a larger piece.
-// It is a hint, never a condition of correctness: the main loop clears it
-// before each task, so a task parked mid-step leaves no stale true behind
-// for long. Only the goroutine holding w may use it.
-func (w *Worker) LoopHint() *bool { return &w.inLoop }
 
 // ID returns the worker's index, 0 to Workers()-1.
 func (w *Worker) ID() int { return w.id }
