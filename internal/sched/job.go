@@ -517,13 +517,13 @@ func (w *Worker) execute(t *task) {
 //	    the fork fills if it is of the right type (J4);
 //	defer the test that turns a panic or Goexit unwinding the join into
 //	    the join's panic, after dropping or waiting for the forked half
-//	    (Unwound);
+//	    (unwound);
 //	run the first half here;
 //	take the second half back and run it here (J1, J2), or wait for it
 //	    to finish elsewhere (J3) and read its outcome;
 //	recycle the job (J4).
 
-// JoinState is where a join that forked a job stands, for Unwound.
+// joinState is where a join that forked a job stands, for unwound.
 type joinState uint8
 
 const (
@@ -538,7 +538,7 @@ const (
 //	state := forked
 //	defer func() {
 //		if state != joined {
-//			s.unwound(&j.job, state, recover())
+//			w.unwound(&j.job, state, recover())
 //		}
 //	}()
 //

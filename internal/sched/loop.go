@@ -12,7 +12,7 @@ import "runtime/trace"
 //	            injector every injectorEvery lookups); a task found is run
 //	            and the holder comes back here. With its deque empty it
 //	            goes to searching.
-//	searching   search (worker.go) and sleep (sleep.go): passes over the
+//	searching   search (search.go) and sleep (sleep.go): passes over the
 //	            other queues, waiting for news, sleepy, asleep. It comes
 //	            back with a task (running), because a parked task of the
 //	            worker's became resumable (handingOff), or because the pool

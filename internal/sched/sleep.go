@@ -46,9 +46,9 @@ const (
 // is step P2; it is the only cost of the protocol on the fork path while
 // some worker searches, or none is idle.
 func (p *Pool) notify(from *Worker) {
-	// Nobody searches, and somebody sleeps or waits for news. Worker.Spawn
-	// has its own copy of this test, so that the common case costs no
-	// call on the fork path.
+	// Nobody searches, and somebody sleeps or waits for news. fork and
+	// refork (job.go) test ctl themselves before calling share, so that
+	// the common case costs no call on the fork path.
 	if c := p.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
 		p.notifySlow(from)
 	}
