@@ -159,6 +159,11 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 		t, _ = st.r.(*groupTask)
 	}
 	if t == nil {
+		if st := w.spareMoved(); st != nil { // J4, after a D5a
+			t, _ = st.r.(*groupTask)
+		}
+	}
+	if t == nil {
 		t = &groupTask{g: g, f: af, fe: afe, owner: w}
 		t.bind(t)
 		w.fork(&t.task)

@@ -27,12 +27,14 @@ import (
 //	    fence: Lazy Binary Splitting's rule (Tzannes, Caragea, Barua,
 //	    Vishkin, PPoPP 2010) on the private deque. In a recursion that
 //	    publishes O(depth) times per stolen subtree, not once per fork.
-//	E2  Every other point where the owner runs scheduler code makes the
-//	    same test (publishDue) and publishes if it holds: a join that takes
-//	    back a private task and leaves private tasks behind, a join that
-//	    had to pop a published task, the main loop between tasks
-//	    (loop.go), a loop between its steps (ShouldSplit), a block's wait
-//	    before it runs a task inline.
+//	E2  The other points where the owner runs scheduler code but the
+//	    fork-join fast path make the same test (publishDue) and publish if
+//	    it holds: a join that had to pop a published task, the main loop
+//	    between tasks (loop.go), a loop before each step (ShouldSplit), a
+//	    block's wait before it runs a task inline. (A join that takes back
+//	    its private task does not: it is a plain pop, inlined into the
+//	    typed forms, and the task it then runs inline forks in turn, E1,
+//	    or is a leaf.)
 //	E3  A loop whose worker exposes nothing and holds no private task
 //	    splits what remains of its range before its next step
 //	    (ShouldSplit; parallel/split.go): the half it forks is published
@@ -47,8 +49,8 @@ import (
 //	    The bound: a thief can always find the oldest queued fork of every
 //	    worker that has one (E1-E3), except in the window between a steal
 //	    that takes a worker's last exposed task and that worker's next
-//	    fork, join or loop step, during which its younger, private forks
-//	    wait for it. Once any worker is idle (ctl != 0), that next step
+//	    fork, loop step or task boundary, during which its younger,
+//	    private forks wait for it. Once any worker is idle (ctl != 0), that next step
 //	    publishes every private task. With the fences Go has (every atomic
 //	    store is sequentially consistent, a locked instruction), closing
 //	    that window too would cost a fence on every fork and every join
@@ -149,19 +151,22 @@ func (j *job) record(p *Panic) {
 // fills, or nil (J4); refork forks it again. Only the goroutine holding w
 // may call it. It is inlined into the typed forms below.
 func (w *Worker) spare() *task {
-	if t := w.dq.Spare(); t != nil && t.free { // recycle never frees a spilled task
-		return t
+	t := w.dq.Spare()
+	if t == nil || !t.free { // recycle never frees a spilled task
+		return nil
 	}
-	return w.spareMoved()
+	return t
 }
 
-// spareMoved is spare when the slot of the next fork holds no recycled
-// task: the task recycled last, if it is still free, is stored in that
-// slot (SetSpare) and returned. That is where a job claimed back by
+// spareMoved is spare for a fork that found no recycled task of its type
+// in the slot it fills, before it allocates one: the task recycled last,
+// if it is still free, is stored in that slot (SetSpare) and returned. That is where a job claimed back by
 // D5a's CAS is (wsdeque.md): a fork published because its deque exposed
 // nothing (E1), taken back as the deque's last item, moves the deque's
 // indices past its slot, and without this every such fork, once per
-// Join on an empty deque, would allocate.
+// Join on an empty deque, would allocate. Not inlined: spare must be.
+//
+//go:noinline
 func (w *Worker) spareMoved() *task {
 	t := w.lastFree
 	if t == nil || !t.free || !w.dq.SetSpare(t) {
@@ -333,7 +338,10 @@ func (w *Worker) LoopMark() uint8 { return w.loopNest }
 func (w *Worker) LoopStepDone(outer uint8) { w.loopNest = outer }
 
 // share publishes w's private tasks (step P1 of sleep.md) and then runs
-// step P2: wake a sleeper if nobody searches.
+// step P2: wake a sleeper if nobody searches. It is the slow path of the
+// fork and join paths' E1 and E2, kept out of line so that they inline.
+//
+//go:noinline
 func (w *Worker) share() {
 	if w.dq.Private() == 0 {
 		return
@@ -377,9 +385,6 @@ func (w *Worker) takeBackFast(t *task) bool {
 		return false
 	}
 	w.counts.Executed++
-	if w.dq.Private() != 0 && w.publishDue() { // E2: a steal may have left them unexposed
-		w.share()
-	}
 	return true
 }
 
@@ -609,6 +614,11 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 		j, _ = t.r.(*funcJob[W, B])
 	}
 	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*funcJob[W, B])
+		}
+	}
+	if j == nil {
 		j = &funcJob[W, B]{f: fb}
 		j.bind(j)
 		w.fork(&j.task)
@@ -670,6 +680,11 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 	var j *argJob[W, A, R]
 	if t := w.spare(); t != nil {
 		j, _ = t.r.(*argJob[W, A, R])
+	}
+	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*argJob[W, A, R])
+		}
 	}
 	if j == nil {
 		j = &argJob[W, A, R]{f: f, arg: b}
@@ -739,6 +754,11 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	var j *sliceJob[W, A, R]
 	if t := w.spare(); t != nil {
 		j, _ = t.r.(*sliceJob[W, A, R])
+	}
+	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*sliceJob[W, A, R])
+		}
 	}
 	if j == nil {
 		j = &sliceJob[W, A, R]{f: f, args: args[mid:], out: rout, combine: combine}
