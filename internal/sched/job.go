@@ -794,6 +794,106 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	return r
 }
 
+// spawnJob is a forked closure that its forker joins exactly once, from
+// the same worker (forkjoin.Spawn): Join's funcJob with the join apart
+// from the fork, and so recycled as Join's is (J4). gen numbers its forks
+// and joins: odd while forked, even once joined, so that a second join of
+// one fork, which would find the job recycled or forked again, is caught.
+// Only the worker that forked it reads or writes gen, f and owner between
+// a fork and its join (a thief runs it, reading f; the fork's publication
+// and the latch order that).
+type spawnJob[W, T any] struct {
+	job
+	f     func(*W) T
+	res   T
+	owner *Worker
+	gen   uint64
+}
+
+func (j *spawnJob[W, T]) Run(w *Worker) {
+	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w))) })
+}
+
+// Spawned is a fork of Spawn, to be joined once: forkjoin.Task.
+type Spawned[W, T any] struct {
+	j   *spawnJob[W, T]
+	gen uint64
+}
+
+// Spawn forks f onto pw's worker (F1, E1), recycling the job found in the
+// slot it fills (J4): forkjoin.Spawn, which documents it (and whose
+// messages its checks use).
+func Spawn[W, T any](pw *W, f func(*W) T) Spawned[W, T] {
+	w := (*Worker)(unsafe.Pointer(pw))
+	if w == nil {
+		panic("forkjoin: Spawn with a nil *pool.Worker")
+	}
+	if f == nil {
+		panic("forkjoin: Spawn with a nil function")
+	}
+	if w.checkDue() {
+		w.Check("forkjoin.Spawn") // panics, naming the mistake
+	}
+	var j *spawnJob[W, T]
+	if t := w.spare(); t != nil {
+		j, _ = t.r.(*spawnJob[W, T])
+	}
+	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*spawnJob[W, T])
+		}
+	}
+	if j == nil {
+		j = &spawnJob[W, T]{f: f, owner: w, gen: 1}
+		j.bind(j)
+		w.fork(&j.task)
+	} else {
+		j.f = f
+		j.gen++ // odd: forked
+		if !w.reforkFast(&j.task) {
+			w.refork(&j.task)
+		}
+	}
+	return Spawned[W, T]{j, j.gen}
+}
+
+// Join returns the result of the fork s, running it here if it is still
+// at the bottom of pw's deque (J1) and waiting for it otherwise (J3); it
+// re-raises its panic. pw must be the worker that forked it, and s must
+// not have been joined before.
+func (s Spawned[W, T]) Join(pw *W) (r T) {
+	w := (*Worker)(unsafe.Pointer(pw))
+	j := s.j
+	switch {
+	case j == nil:
+		panic("forkjoin: Join of a zero Task: a Task comes from Spawn")
+	case w == nil:
+		panic("forkjoin: Task.Join with a nil *pool.Worker")
+	case j.owner != w:
+		panic("forkjoin: Task.Join with another worker than the one that spawned it: a Task is joined by the " +
+			"task that spawned it, on its worker; use Fork and Future.Join to join from elsewhere")
+	case j.gen != s.gen:
+		panic("forkjoin: Task joined twice: a Task is joined exactly once; use Fork and Future.Join to read a " +
+			"result more than once")
+	}
+	if w.checkDue() {
+		w.Check("forkjoin.Task.Join") // panics, naming the mistake
+	}
+	j.gen++ // even: joined
+	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+		// J1: taken back. Recycle j before running f: the first fork
+		// inside f uses this same slot and reuses j (J4).
+		f := j.f
+		j.f = nil
+		w.recycle(&j.task)
+		return f(pw)
+	}
+	if p := w.stolen(&j.job, func() { r, j.f, j.res = j.res, nil, *new(T) }); p != nil {
+		panic(p.Err)
+	}
+	return r
+}
+
 // Future is the job of a forkjoin.Future: a forked closure whose outcome
 // stays readable, by any number of joins from any task, for as long as
 // the Future is. It is not recycled: whoever holds it may join it again.
