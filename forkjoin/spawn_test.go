@@ -108,7 +108,7 @@ func TestSpawnMisuse(t *testing.T) {
 			var tk forkjoin.Task[int]
 			tk.Join(w)
 		}, "zero Task"},
-		"nil worker": {func(w *pool.Worker) { forkjoin.Spawn(nil, func(w *pool.Worker) int { return 1 }) }, "nil *pool.Worker"},
+		"nil worker":   {func(w *pool.Worker) { forkjoin.Spawn(nil, func(w *pool.Worker) int { return 1 }) }, "nil *pool.Worker"},
 		"nil function": {func(w *pool.Worker) { forkjoin.Spawn[int](w, nil) }, "nil function"},
 		"nil worker at Join": {func(w *pool.Worker) {
 			tk := forkjoin.Spawn(w, func(w *pool.Worker) int { return 1 })
