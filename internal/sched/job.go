@@ -159,8 +159,8 @@ func (w *Worker) spare() *task {
 }
 
 // spareMoved is spare for a fork that found no recycled task of its type
-// in the slot it fills, before it allocates one: the task recycled last,
-// if it is still free, is stored in that slot (SetSpare) and returned. That is where a job claimed back by
+// in the slot it fills, before it allocates one: the task last taken back
+// by D5a, if it is free, is stored in that slot (SetSpare) and returned. That is where a job claimed back by
 // D5a's CAS is (wsdeque.md): a fork published because its deque exposed
 // nothing (E1), taken back as the deque's last item, moves the deque's
 // indices past its slot, and without this every such fork, once per
@@ -168,11 +168,10 @@ func (w *Worker) spare() *task {
 //
 //go:noinline
 func (w *Worker) spareMoved() *task {
-	t := w.lastFree
+	t := w.dq.Moved()
 	if t == nil || !t.free || !w.dq.SetSpare(t) {
 		return nil
 	}
-	w.lastFree = nil
 	return t
 }
 
@@ -180,10 +179,7 @@ func (w *Worker) spareMoved() *task {
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
 // goroutine running w's current task may call it.
-func (w *Worker) recycle(t *task) {
-	t.free = !t.spilled
-	w.lastFree = t
-}
+func (w *Worker) recycle(t *task) { t.free = !t.spilled }
 
 // refork forks again t, the recycled task that spare has just returned
 // (J4), as fork does: the common case of recursive code, where the slot

@@ -72,7 +72,6 @@ type Worker struct {
 	pub        publishedCounters // written by the owner, read by Stats
 	spill      []*task           // owner only: overflow's batch, max(1, cap/2) long
 	pull       []*task           // owner only: popInjector's batch, max(1, cap/2) long
-	lastFree   *task             // owner only: the task recycled last (job.go, spareMoved)
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
@@ -81,7 +80,7 @@ type Worker struct {
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [32]byte
+	_ [40]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1.

@@ -51,7 +51,8 @@ type Deque[T any] struct {
 	bottom   int64 // one past the newest item, published or not
 	pubOwn   int64 // the owner's copy of pub: it alone writes pub
 	topCache int64 // a value top had at some point, so at most the current top
-	_        [cacheLine - 24]byte
+	moved    *T    // the item last taken by D5a (Moved)
+	_        [cacheLine - 32]byte
 }
 
 // New returns an empty deque that holds up to capacity items. capacity is
@@ -118,6 +119,12 @@ func (d *Deque[T]) Push(x *T) bool {
 	d.bottom = b + 1
 	return true
 }
+
+// Moved returns the item the owner last took with D5a, which moved the
+// indices past its slot (so that Spare no longer finds it), or nil. It
+// may be in the deque again, or have left it long ago; whether it may be
+// reused is for the owner to know, as with Spare. Owner only.
+func (d *Deque[T]) Moved() *T { return d.moved }
 
 // SetSpare makes x the item that Spare returns, and PushSpare pushes, by
 // storing it in the slot of the next push, if the deque has room (D1); it
@@ -223,7 +230,9 @@ func (d *Deque[T]) Pop() *T {
 		if !d.top.CompareAndSwap(t, t+1) {
 			return nil // a thief won it
 		}
-		return d.slots[b&d.mask].Load()
+		x := d.slots[b&d.mask].Load()
+		d.moved = x
+		return x
 	} else if t > b {
 		return nil // empty
 	}
