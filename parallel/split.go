@@ -291,6 +291,13 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 		return l.runEager(w, lo, hi)
 	}
 	sw := sched.From[sched.Worker](w)
+	if l.ctl == nil && sw.WillNotSplit() {
+		// Nothing can stop the loop and it will not split: its steps
+		// would only cost their checks (a Reduce nested in a row of a
+		// busy loop, in one call of chunk instead of four).
+		p, _ := l.leaf(w, lo, hi)
+		return l.merge(acc, p)
+	}
 	for lo < hi {
 		if l.ctl != nil && l.ctl.stopped() {
 			l.ctl.skip()

@@ -324,6 +324,13 @@ func (w *Worker) LoopStep(more bool) (outer uint8) {
 	return outer
 }
 
+// WillNotSplit reports whether ShouldSplit answers false for as long as
+// the caller's loop runs: the loop is nested in a step of an enclosing
+// loop that has steps left (a mark that the loop's own steps do not
+// lower), or the pool has one worker. Such a loop may run its range in
+// one step. Only the goroutine holding w may call it.
+func (w *Worker) WillNotSplit() bool { return w.loopNest == nestedMore || len(w.pool.workers) == 1 }
+
 // LoopMark returns w's loop mark, for LoopStepDone to restore when a
 // panic unwinds steps that did not. Only the goroutine holding w may call
 // it.
