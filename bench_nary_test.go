@@ -14,8 +14,8 @@ import (
 // at every node, so it measures what a fork per child costs: with a Future
 // per child, with a task block per node, and with forkjoin.JoinAll, which
 // forks the children with recycled jobs and allocates only the result
-// slice (DESIGN.md: within 4x of sequential on 1 worker, faster than
-// sequential on 2).
+// slice (the design's target: within 4x of sequential on 1 worker, faster
+// than sequential on 2; docs/performance.md has the figures).
 
 type naryNode struct {
 	value    int

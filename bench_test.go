@@ -49,6 +49,17 @@ func fibFork(w *pool.Worker, n int) int {
 	return a + f.Join(w)
 }
 
+// fibSpawn is fibFork with the join-once form: the task object is
+// recycled, only the closure allocates.
+func fibSpawn(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	t := forkjoin.Spawn(w, func(w *pool.Worker) int { return fibSpawn(w, n-2) })
+	a := fibSpawn(w, n-1)
+	return a + t.Join(w)
+}
+
 func fibGoroutine(n int) int {
 	if n < 2 {
 		return n
@@ -104,6 +115,8 @@ func BenchmarkFib27(b *testing.B) {
 	b.Run("impl=fj-args-2w", func(b *testing.B) { benchPool(b, 2, fibArgs, fibN) })
 	b.Run("impl=fj-join-1w", func(b *testing.B) { benchPool(b, 1, fibJoin, fibN) })
 	b.Run("impl=fj-join-2w", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN) })
+	b.Run("impl=fj-spawn-1w", func(b *testing.B) { benchPool(b, 1, fibSpawn, fibN) })
+	b.Run("impl=fj-spawn-2w", func(b *testing.B) { benchPool(b, 2, fibSpawn, fibN) })
 	b.Run("impl=fj-fork-1w", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
 	b.Run("impl=fj-fork-2w", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-measures the data behind README's "How fj compares" and docs/*.svg:
+# Re-measures the data behind docs/peers.md and docs/*.svg:
 #
 #	bench/measure.sh             # writes docs/data/peers.txt
 #	benchstat -col /impl docs/data/peers.txt

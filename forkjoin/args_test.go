@@ -114,7 +114,13 @@ func TestArgForms(t *testing.T) {
 }
 
 // On one worker, where nobody steals, the argument-carrying forms allocate
-// nothing per fork: their jobs are recycled through the deque's slots.
+// nothing per fork once warm: their jobs are recycled through the deque's
+// slots. Warm means that every slot of the worker's deque has held a job:
+// a fork published because its deque exposed nothing (E1) and taken back
+// as the deque's last item moves the deque's indices on by one slot
+// (wsdeque.md, D5a), so a recursion's forks meet slots that never held a
+// job until the indices have gone round the ring once; after that, each
+// slot keeps one recycled job, at most Cap() per worker and job type.
 func TestArgFormsAllocateNothing(t *testing.T) {
 	if fjtest.RaceEnabled {
 		t.Skip("the race detector allocates")
@@ -131,7 +137,9 @@ func TestArgFormsAllocateNothing(t *testing.T) {
 	} {
 		var allocs float64
 		p.Run(func(w *pool.Worker) {
-			f(w) // warm up: the first fork at each depth allocates its job
+			for range 4096 { // warm up: see above
+				f(w)
+			}
 			allocs = testing.AllocsPerRun(20, func() { f(w) })
 		})
 		if allocs != 0 {

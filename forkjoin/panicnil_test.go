@@ -16,8 +16,8 @@ import (
 	"github.com/forkjoin/fj/taskblock"
 )
 
-// Panics are never lost or replaced (DESIGN.md, "Composability"), whatever
-// the value. These are the values a recover-based capture is tempted to
+// Panics are never lost or replaced (README.md, "Semantics in short"),
+// whatever the value. These are the values a recover-based capture is tempted to
 // read as "no panic": a nil *pool.PanicError, and panic(nil) under
 // GODEBUG=panicnil=1, where recover returns nil as it does for Goexit.
 

@@ -17,22 +17,25 @@ import (
 //
 // Lazy splitting (Tzannes et al., "Lazy binary splitting", PPoPP 2010;
 // oneTBB's auto_partitioner and Rayon's adaptive splitter are relatives):
-// a piece of the range runs as a plain loop, in steps, and between two
-// steps looks at whether another worker of the pool is idle (ShouldSplit:
-// one load of a word every fork loads anyway), its own worker has no task
-// queued that the idle one could take instead (a split made a moment ago
-// and not stolen yet, or a piece of an enclosing loop, which is larger),
-// and no enclosing loop running on the worker has steps left after the
-// one this loop is nested in (Worker.LoopHint, one owner-only byte that
-// run sets around each step: that loop splits at its next step, a larger
-// piece than a row of this one). Only then does it split what remains in
-// halves, with forkjoin.JoinArgs: it runs the left half itself, lazily
-// again, and the idle worker steals the right half (or, if nobody took it,
-// the join takes it back and runs it the same way). While every worker is
-// busy a loop makes no task at all, so a small loop nested in a loop that
-// keeps the workers busy costs about what the plain loop costs; as soon as
-// one is idle, it gets half of what remains of the outermost piece in
-// progress. split_test.go counts the tasks.
+// a piece of the range runs as a plain loop, in steps, and before each
+// step asks the scheduler whether to split what remains (ShouldSplit,
+// job.go E3): it does when its worker exposes nothing a thief could take
+// (no published task left in its deque) and holds no private task, so
+// that a worker that turns idle while the step runs, however long the
+// step, finds half of the rest. Then it splits what remains in halves,
+// with forkjoin.JoinArgs: it runs the left half itself, lazily again, and
+// an idle worker steals the right half (or, if nobody took it, the join
+// takes it back and runs it the same way). While its worker exposes a
+// task (the half split off before, not stolen yet, or a fork of an
+// enclosing join) a loop makes no task at all, so a loop in a busy pool
+// splits about once per steal. A loop nested in a step of an enclosing
+// loop (Worker.LoopStep, one owner-only byte that run sets around each
+// step) splits less: not at all while the enclosing loop has steps left
+// (that loop exposes its own rest, a larger piece), and in its last step
+// only while another worker is idle; so a small loop nested in a loop
+// that keeps every worker busy costs about what the plain loop costs.
+// split_test.go counts the tasks, and internal/sched/greedy_test.go the
+// idle workers that slept while a loop hid work.
 //
 // A step is a few dozen iterations of For's body, or one call of a
 // ForRange body or Reduce chunk on at most a fraction of the range (its
@@ -207,10 +210,10 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 		// Inline, with the panic reported as a *pool.PanicError, as from
 		// a task. The closure does not escape: the loop stays on the
 		// stack unless it splits.
-		hint := sched.From[sched.Worker](w).LoopHint()
-		outer := *hint
+		sw := sched.From[sched.Worker](w)
+		outer := sw.LoopMark()
 		if p := sched.Capture(func() { res = l.run(w, 0, n) }); p != nil {
-			*hint = outer // the steps the panic unwound did not restore it
+			sw.LoopStepDone(outer) // the steps the panic unwound did not restore it
 			panic(p.Err)
 		}
 	} else {
@@ -288,8 +291,13 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 		return l.runEager(w, lo, hi)
 	}
 	sw := sched.From[sched.Worker](w)
-	hint := sw.LoopHint()
-	outer := *hint // an enclosing loop on w has steps left: it splits, not we (ShouldSplit)
+	if l.ctl == nil && sw.WillNotSplit() {
+		// Nothing can stop the loop and it will not split: its steps
+		// would only cost their checks (a Reduce nested in a row of a
+		// busy loop, in one call of chunk instead of four).
+		p, _ := l.leaf(w, lo, hi)
+		return l.merge(acc, p)
+	}
 	for lo < hi {
 		if l.ctl != nil && l.ctl.stopped() {
 			l.ctl.skip()
@@ -306,9 +314,9 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 		if hi-end < l.grain {
 			end = hi // no step shorter than the grain at the end
 		}
-		*hint = outer || end < hi
+		outer := sw.LoopStep(end < hi)
 		p, ok := l.leaf(w, lo, end)
-		*hint = outer
+		sw.LoopStepDone(outer)
 		acc = l.merge(acc, p)
 		if !ok {
 			return acc

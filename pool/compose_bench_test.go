@@ -9,8 +9,9 @@ import (
 
 // BenchmarkOwnPoolRun measures what finding out "is the caller a task of
 // this pool?" costs on a call on a *Pool, the entry path of every fj call
-// that is given a pool (DESIGN.md, "Composability"). Every variant runs an
-// empty function on a worker; compare them in one run:
+// that is given a pool (docs/how-it-works.md, "Finding the worker").
+// Every variant runs an empty function on a worker; compare them in one
+// run:
 //
 //   - worker: w.Run from inside a task, the baseline (no lookup);
 //   - pool-depth=1, 25, 1000: p.Run from inside a task of p, that many

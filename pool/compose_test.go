@@ -19,9 +19,10 @@ import (
 	"github.com/forkjoin/fj/taskblock"
 )
 
-// The tests in this file are the composability contract (DESIGN.md,
-// "Composability"): a call on a *Pool from inside one of its own tasks runs
-// on the caller's worker, and misuse fails loudly instead of hanging.
+// The tests in this file are the composability contract (README.md,
+// "Semantics in short"; docs/how-it-works.md, "Finding the worker"): a
+// call on a *Pool from inside one of its own tasks runs on the caller's
+// worker, and misuse fails loudly instead of hanging.
 
 var composeWorkers = []int{1, 2, 4}
 

@@ -9,9 +9,9 @@ import (
 
 // spin is one turn of a wait that does not join (a test forcing a fork of
 // w's task onto another worker): it publishes w's private forks if another
-// worker wants work, then yields. A fork stays private to its worker until
-// its worker forks, joins or finishes a task (internal/sched, job.go, F2),
-// so a task that waits without doing any of those must publish.
+// worker wants work, then yields. A fork may stay private to its worker
+// until its worker forks or finishes a task (internal/sched, job.go,
+// E1-E2), so a task that waits without doing either must publish.
 func spin(w *pool.Worker) {
 	forkjoin.JoinArgs(w, nop, 0, 0) // a fork publishes if another worker wants work
 	runtime.Gosched()

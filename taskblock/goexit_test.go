@@ -17,18 +17,18 @@ import (
 // task of the block still runs: the block must stay fully strict, as it
 // does for a Goexit in the body itself (see runBody in define.go).
 //
-// Interleaving (2 workers): the body runs B, then A, both onto its
-// worker's deque; it spins, without helping, until worker 1 has stolen
-// and started B (the oldest). The body returns; Define's wait takes A back
-// from the bottom of the deque and runs it inline, on the body's goroutine.
-// A calls Goexit, which unwinds that goroutine: task.Run's deferred calls
-// record ErrGoexit and mark A done, and then the unwinding goes straight
-// through Worker.TakeBackUntil, Block.wait and define, none of which defers
-// anything, up to the pool's job wrapper, which reports the Goexit to the
-// caller of Define (Pool.Run re-panics with ErrAbortedByGoexit) while B is
+// Interleaving (2 workers): the body runs B, then A, both onto its worker's
+// deque; it spins, without helping, until worker 1 has stolen and started B
+// (the oldest). The body returns; Define's wait takes A back from the bottom
+// of the deque and runs it inline, on the body's goroutine. A calls Goexit,
+// which unwinds that goroutine: groupTask.Run's Guard records ErrGoexit and
+// marks A done, and then the unwinding goes straight through
+// Worker.takeBackUntil, Group.Wait, Block.wait and define, none of which
+// defers anything, up to the pool's job wrapper, which reports the Goexit to
+// the caller of Define (Pool.Run re-panics with ErrAbortedByGoexit) while B is
 // still running. B waits for the caller to look before it finishes. The
-// block's finished flag is never set either, so Run on it afterwards does
-// not panic.
+// block's finished flag is never set either, so Run on it afterwards does not
+// panic.
 func TestGoexitInInlineTaskKeepsBlockStrict(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(2))

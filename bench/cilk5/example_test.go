@@ -240,7 +240,7 @@ func ExampleSuite() {
 		}
 	}
 	fmt.Println()
-	// Output: fib args-2w; fib join-2w; fib fork-2w; blockedmul fj-2w; notempmul fj-2w; queens joinreduce-2w; queens fork-2w; knapsack args-2w; knapsack join-2w; cilksort fj-2w; heat fj-2w;
+	// Output: fib args-2w; fib join-2w; fib fork-2w; fib spawn-2w; blockedmul fj-2w; notempmul fj-2w; queens joinreduce-2w; queens fork-2w; knapsack args-2w; knapsack join-2w; cilksort fj-2w; heat fj-2w;
 }
 
 func ExampleProgram() {

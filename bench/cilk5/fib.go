@@ -50,7 +50,20 @@ func FibFork(w *pool.Worker, n int) int {
 	return x.Join(w) + y
 }
 
-// fibForks is the number of forks FibArgs, FibJoin and FibFork make for
+// FibSpawn is fib with a fork at every level, written with
+// forkjoin.Spawn and Task.Join, Cilk's spawn and sync: spawn fib(n-1),
+// call fib(n-2), sync. Unlike a Future, a Task is joined once by its
+// forker, so the task object is recycled: only the closure allocates.
+func FibSpawn(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	x := forkjoin.Spawn(w, func(w *pool.Worker) int { return FibSpawn(w, n-1) })
+	y := FibSpawn(w, n-2)
+	return x.Join(w) + y
+}
+
+// fibForks is the number of forks FibArgs, FibJoin, FibFork and FibSpawn make for
 // n: one per call with n >= 2, which is Fib(n+1) - 1.
 func fibForks(n int) int64 {
 	return int64(fibIter(n+1) - 1)

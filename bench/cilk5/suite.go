@@ -41,6 +41,7 @@ type Program struct {
 type Variant struct {
 	// Name says how the variant forks: "args" (forkjoin.JoinArgs),
 	// "join" (forkjoin.Join), "fork" (forkjoin.Fork and Future.Join),
+	// "spawn" (forkjoin.Spawn and Task.Join),
 	// "joinall" (forkjoin.JoinAll), or "fj" for a program with a single
 	// variant.
 	Name string
@@ -167,6 +168,7 @@ func fibProgram(n int) *Program {
 			{"args", forks, func(w *pool.Worker) { r.got = FibArgs(w, n) }},
 			{"join", forks, func(w *pool.Worker) { r.got = FibJoin(w, n) }},
 			{"fork", forks, func(w *pool.Worker) { r.got = FibFork(w, n) }},
+			{"spawn", forks, func(w *pool.Worker) { r.got = FibSpawn(w, n) }},
 		},
 		Check: r.check,
 	}

@@ -34,8 +34,9 @@ type carrier struct {
 	section int
 	// goexiting is set once a task on this goroutine has called
 	// runtime.Goexit: the unwinding cannot be stopped, and later captures
-	// on the way out report the tasks it cut short (see Try). The
-	// goroutine exits afterwards, so the flag is never cleared.
+	// on the way out report the tasks it cut short (goexitReport, in
+	// capture.go). The goroutine exits afterwards, so the flag is never
+	// cleared.
 	goexiting bool
 }
 
@@ -139,7 +140,7 @@ func (c *carrier) awaitTurn() bool {
 }
 
 // wake makes c, parked in WaitFor, resumable on its worker: the waiter
-// node's setter has claimed it (see latch.go).
+// node's setter has claimed it (see wait.go).
 func (c *carrier) wake() { c.w.resume(c) }
 
 // resume makes c, parked in WaitFor, resumable: its event is set (C3,

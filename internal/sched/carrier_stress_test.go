@@ -549,7 +549,7 @@ func TestCarrierStressDeepParking(t *testing.T) {
 				return 0
 			}
 			// Fork the child, then a younger sibling, then join the child
-			// first: TakeBack finds the sibling and the join parks.
+			// first: takeBack finds the sibling and the join parks.
 			c := forkjoin.Fork(w, func(w *pool.Worker) int { return down(w, d-1) })
 			s := forkjoin.Fork(w, func(*pool.Worker) int { return 1 })
 			return c.Join(w) + s.Join(w)

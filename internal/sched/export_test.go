@@ -25,6 +25,35 @@ func WatchSearchers() (most func() uint32, stop func()) {
 	return m.Load, func() { testHooks = nil }
 }
 
+// WatchSleeps counts, until stop is called, the times a worker parks (S3,
+// after its re-check found nothing), and among them the times another
+// worker of its pool held a private task then: a task that worker forked
+// and has not published, which the sleeper could have run had it been
+// published (the greedy property, job.go E1-E4). A private task seen then
+// was forked before the sleeper went idle: forks made while a worker is
+// idle (ctl != 0) are published at once (E1). The count reads other
+// workers' deques racily (wsdeque.PeekPrivate): a diagnostic for tests,
+// exact when the owners are not forking at that moment. No pool may be
+// running while it starts or stops; it replaces other hooks.
+func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
+	var all, priv atomic.Int64
+	testHooks = &hooks{
+		searchers:      func(uint64) {},
+		beforeGiveBack: func() {},
+		afterAnnounce:  func(*Worker) {},
+		beforePark: func(w *Worker) {
+			all.Add(1)
+			for _, v := range w.pool.workers {
+				if v != w && v.dq.PeekPrivate() > 0 {
+					priv.Add(1)
+					return
+				}
+			}
+		},
+	}
+	return all.Load, priv.Load, func() { testHooks = nil }
+}
+
 // funcTask is a task that runs a function of the public worker type P.
 type funcTask[P any] struct {
 	task
@@ -45,9 +74,9 @@ func Submit[P any](p *Pool, f func(w *P)) {
 // Wait blocks the calling goroutine, which is not a worker, until e is set.
 func Wait(p *Pool, e Event) { p.wait(e) }
 
-// Share publishes w's private forks if another worker wants work (job.go,
-// F2), for tests that wait for a fork to be stolen without joining it.
-func Share(w *Worker) { w.shareIfWanted() }
+// Share publishes w's private forks if E2 says so (job.go), for tests that
+// wait for a fork to be stolen without joining it.
+func Share(w *Worker) { w.exposeIfDue() }
 
 // Reset makes a set latch unset again (for the latch's own tests).
 func (l *Latch) Reset() { l.reset() }

@@ -141,7 +141,7 @@ type groupTask struct {
 
 // Go forks a task of g onto w, the worker the caller holds, that runs f(w')
 // or fe(w') on whichever worker w' takes it (exactly one of them is
-// non-nil), depth first like a fork (F1-F2), recycling the task object
+// non-nil), depth first like a fork (F1, E1), recycling the task object
 // (J4). It reports false, forking nothing, if g has ended (G2); a canceled
 // group forks nothing and reports true.
 func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
@@ -157,6 +157,11 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 	var t *groupTask
 	if st := w.spare(); st != nil {
 		t, _ = st.r.(*groupTask)
+	}
+	if t == nil {
+		if st := w.spareMoved(); st != nil { // J4, after a D5a
+			t, _ = st.r.(*groupTask)
+		}
 	}
 	if t == nil {
 		t = &groupTask{g: g, f: af, fe: afe, owner: w}

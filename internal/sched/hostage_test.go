@@ -213,11 +213,12 @@ func TestNoHostageCrossPoolChain(t *testing.T) {
 	}
 }
 
-// With a cap of one, a task forks X while every worker is busy (so X is
-// private to its worker), then enters a section while the only slot is
-// held by a section that waits for X; or it calls another pool, which
-// waits in a section of its own. The waiting section gives its worker up
-// (B2 before B3), and the worker it gave up runs X.
+// With a cap of one, a task forks Y and then X while every worker is busy
+// (so X is private to its worker: its deque exposes Y, job.go E1), then
+// enters a section while the only slot is held by a section that waits
+// for X; or it calls another pool, which waits in a section of its own.
+// The waiting section gives its worker up (B2 before B3), and the worker
+// it gave up runs X.
 func TestNoHostageCappedSectionRunsOwnFork(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -255,21 +256,22 @@ func TestNoHostageCappedSectionRunsOwnFork(t *testing.T) {
 			}
 			started.Wait()
 			n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+				y := forkjoin.Fork(w, func(*pool.Worker) int { return 1 })
 				x := forkjoin.Fork(w, func(*pool.Worker) int { close(xRan); return 1 })
 				if viaPool {
 					forkjoin.Invoke(other, func(*pool.Worker) int { return 0 })
 				} else {
 					pool.Blocking(func() {}) // waits for the slot
 				}
-				return x.Join(w)
+				return x.Join(w) + y.Join(w)
 			})
 			close(release)
 			for range workers - 1 {
 				<-busy
 			}
 			<-holder
-			if n != 1 {
-				t.Errorf("%d workers, via pool %v: X returned %d", workers, viaPool, n)
+			if n != 2 {
+				t.Errorf("%d workers, via pool %v: X and Y returned %d", workers, viaPool, n)
 			}
 			p.Close()
 		}

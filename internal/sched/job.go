@@ -15,17 +15,46 @@ import (
 //	    privately (wsdeque.md, D2): no thief can see it, and the push is
 //	    plain stores. A full deque moves its oldest published half to the
 //	    injector first (overflow).
-//	F2  Work-first: a fork publishes the worker's private tasks (one
-//	    store, D4) only when another worker wants work, i.e. some worker is
-//	    searching, waiting for news or asleep (pool.ctl != 0), and then
-//	    runs step P2 of sleep.md. While every worker is busy, a fork and
-//	    its join touch no shared cache line and execute no fence. The same
-//	    check runs between tasks (loop.go), before a block's wait runs a
-//	    task inline, and after a join that had to pop a published task,
-//	    and a task that parks hands its worker, private tasks included, to
-//	    another carrier: a private task is published within one fork or
-//	    task of its worker once another worker is idle, or run by its
-//	    owner.
+//	E1  Exposure. A fork then publishes its worker's private tasks (one
+//	    store, D4, then step P2 of sleep.md) if its deque exposes nothing
+//	    (no published task is left in it: none was published since it
+//	    last ran dry, or thieves and pops have taken them all) or another
+//	    worker wants work (pool.ctl != 0: some worker is searching,
+//	    waiting for news or asleep). Otherwise the fork stays private: no
+//	    fence, no shared write. So a worker that holds forks exposes at
+//	    least its oldest one, whatever it runs next, and only the deeper
+//	    ones, which its own joins take back in the common case, skip the
+//	    fence: Lazy Binary Splitting's rule (Tzannes, Caragea, Barua,
+//	    Vishkin, PPoPP 2010) on the private deque. In a recursion that
+//	    publishes O(depth) times per stolen subtree, not once per fork.
+//	E2  The other points where the owner runs scheduler code but the
+//	    fork-join fast path make the same test (publishDue) and publish if
+//	    it holds: a join that had to pop a published task, the main loop
+//	    between tasks (loop.go), a loop before each step (ShouldSplit), a
+//	    block's wait before it runs a task inline. (A join that takes back
+//	    its private task does not: it is a plain pop, inlined into the
+//	    typed forms, and the task it then runs inline forks in turn, E1,
+//	    or is a leaf.)
+//	E3  A loop whose worker exposes nothing and holds no private task
+//	    splits what remains of its range before its next step
+//	    (ShouldSplit; parallel/split.go): the half it forks is published
+//	    by E1. A loop thus exposes half of its rest before every step that
+//	    could run long, as a recursion exposes its oldest fork.
+//	E4  Code that hands control to something that may block, or run long
+//	    without forking, publishes everything first (Expose): ForSeq's
+//	    puller before it goes back to its sequence. A task that parks or
+//	    enters a section hands its worker, private tasks included, to
+//	    another carrier, which runs them or publishes them by E1-E2.
+//
+//	    The bound: a thief can always find the oldest queued fork of every
+//	    worker that has one (E1-E3), except in the window between a steal
+//	    that takes a worker's last exposed task and that worker's next
+//	    fork, loop step or task boundary, during which its younger,
+//	    private forks wait for it. Once any worker is idle (ctl != 0), that next step
+//	    publishes every private task. With the fences Go has (every atomic
+//	    store is sequentially consistent, a locked instruction), closing
+//	    that window too would cost a fence on every fork and every join
+//	    (wsdeque.md, "Why a private end").
 //	J1  A join takes its task back if nobody else has it: a private or
 //	    published task at the bottom of the deque is popped (D3, D5), one
 //	    that overflowed to the injector is claimed (task.claimed). Then
@@ -129,6 +158,23 @@ func (w *Worker) spare() *task {
 	return t
 }
 
+// spareMoved is spare for a fork that found no recycled task of its type
+// in the slot it fills, before it allocates one: the task last taken back
+// by D5a, if it is free, is stored in that slot (SetSpare) and returned. That is where a job claimed back by
+// D5a's CAS is (wsdeque.md): a fork published because its deque exposed
+// nothing (E1), taken back as the deque's last item, moves the deque's
+// indices past its slot, and without this every such fork, once per
+// Join on an empty deque, would allocate. Not inlined: spare must be.
+//
+//go:noinline
+func (w *Worker) spareMoved() *task {
+	t := w.dq.Moved()
+	if t == nil || !t.free || !w.dq.SetSpare(t) {
+		return nil
+	}
+	return t
+}
+
 // recycle hands t, which w forked, back for reuse (J4). Nobody may use t
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
@@ -152,17 +198,17 @@ func (w *Worker) refork(t *task) {
 		return
 	}
 	w.dq.PushSpare()
-	// F2, written out so that the common case costs one load and no call.
-	if w.pool.ctl.Load() != 0 {
+	if w.publishDue() { // E1
 		w.share()
 	}
 }
 
 // reforkFast is refork when it costs nothing but plain loads and stores:
-// the task's scope is unchanged and no worker wants work (F2 has nothing
-// to do). It reports false, having changed nothing, otherwise.
+// the task's scope is unchanged and E1 has nothing to publish (the deque
+// exposes a task, and no worker wants work). It reports false, having
+// changed nothing, otherwise.
 func (w *Worker) reforkFast(t *task) bool {
-	if t.scope != w.scope || w.pool.ctl.Load() != 0 {
+	if t.scope != w.scope || w.publishDue() {
 		return false
 	}
 	t.free = false
@@ -170,9 +216,8 @@ func (w *Worker) reforkFast(t *task) bool {
 	return true
 }
 
-// fork schedules t on w's deque (F1), publishing w's private tasks if
-// another worker wants work (F2). Only the goroutine holding w may call
-// it.
+// fork schedules t on w's deque (F1), publishing w's private tasks if E1
+// says so. Only the goroutine holding w may call it.
 func (w *Worker) fork(t *task) {
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
@@ -184,34 +229,122 @@ func (w *Worker) fork(t *task) {
 	if !w.dq.Push(t) {
 		w.overflow(t)
 	}
-	if w.pool.ctl.Load() != 0 {
+	if w.publishDue() { // E1
 		w.share()
 	}
 }
 
-// shareIfWanted is step F2 on demand: it publishes w's private tasks if another
-// worker wants work. Forks, joins and the main loop do it themselves; a
-// task that waits for one of its own forks without joining it (a test
-// spinning until another worker has stolen it) calls it as it waits, or
-// the fork may stay private (wsdeque.md) for as long as it waits. Only the
-// goroutine holding w may call it.
-func (w *Worker) shareIfWanted() {
-	if w.pool.ctl.Load() != 0 {
+// wantsWork reports whether another worker of p wants work: some worker
+// is searching, waiting for news or asleep, i.e. not running a task
+// (sleep.md, S5: ctl == 0 means that every worker is busy). It is one
+// load of the word every fork loads anyway.
+func (p *Pool) wantsWork() bool { return p.ctl.Load() != 0 }
+
+// publishDue is the test of E1 and E2: w's private tasks must be
+// published now because its deque exposes nothing a thief could take, or
+// because another worker wants work. Two loads: ctl, and the deque's top,
+// which only steals write. Only the goroutine holding w may call it.
+func (w *Worker) publishDue() bool { return w.pool.wantsWork() || !w.dq.Exposed() }
+
+// exposeIfDue is E2 where the owner has nothing else to do: it publishes
+// w's private tasks if publishDue says so. Only the goroutine holding w
+// may call it.
+func (w *Worker) exposeIfDue() {
+	if w.dq.Private() != 0 && w.publishDue() {
 		w.share()
 	}
 }
 
 // Expose publishes every private task of w now, whoever wants work, and
-// wakes a sleeper if nobody searches: for code that is about to hand
+// wakes a sleeper if nobody searches (E4): for code that is about to hand
 // control to something that may block or run long without forking again
-// (a ForSeq puller calling back into its sequence, a task entering a
-// blocking section or waiting on another pool), after which nothing on
-// this worker would publish them. Only the goroutine holding w may call
+// (a ForSeq puller calling back into its sequence), after which nothing
+// on this worker would publish them. Only the goroutine holding w may call
 // it.
 func (w *Worker) Expose() { w.share() }
 
-// share publishes w's private tasks (F2: step P1 of sleep.md) and then
-// runs step P2: wake a sleeper if nobody searches.
+// ShouldSplit reports whether a loop running a range sequentially on w
+// should split what remains of it before its next step (E3): w's deque
+// exposes nothing a thief could take, w holds no private task, and the
+// pool has another worker to take the half. A private task left unexposed
+// (by a steal of the last published one) is published instead (E2): it is
+// older than the loop, and usually larger than half of it. While w's deque
+// exposes a task, a loop does not split, so a loop nested in a step of a
+// loop (or a join) that exposes its rest costs what the plain loop costs.
+//
+// Loops nested in a step of an enclosing loop (LoopStep) split less, to
+// keep small nested loops cheap: not at all while the enclosing loop has
+// steps left (it exposes its own rest before each step, a larger piece,
+// and splits for an idle worker at its next step), and in its last step
+// only while another worker wants work, not merely because nothing is
+// exposed. Without that, the rows of a busy outer loop would each split,
+// a fork and a join per row, whenever a steal left their worker exposing
+// nothing, and an idle worker would steal quarter rows in turn. Only the
+// goroutine holding w may call it.
+func (w *Worker) ShouldSplit() bool {
+	if w.dq.Private() != 0 {
+		if w.publishDue() {
+			w.share()
+		}
+		return false
+	}
+	if w.dq.Exposed() || len(w.pool.workers) == 1 {
+		return false
+	}
+	switch w.loopNest {
+	case notNested:
+		return true
+	case nestedLast:
+		return w.pool.wantsWork()
+	}
+	return false
+}
+
+// The values of Worker.loopNest: where the code running on w stands
+// relative to the loops that run on it (ShouldSplit).
+const (
+	notNested  = iota // in no step of a loop
+	nestedLast        // in the last step of every enclosing loop
+	nestedMore        // in a step of a loop that has steps after it
+)
+
+// LoopStep tells w that a loop on it is about to run a step, with more
+// steps of that loop after it or not, and returns what to pass to
+// LoopStepDone when the step has run: loops nested in the step then split
+// less (ShouldSplit). The main loop clears the mark before each task, so a
+// task parked mid-step leaves no stale mark for long; it is a hint, never
+// a condition of correctness. Only the goroutine holding w may call it.
+func (w *Worker) LoopStep(more bool) (outer uint8) {
+	outer = w.loopNest
+	mark := uint8(nestedLast)
+	if more {
+		mark = nestedMore
+	}
+	w.loopNest = max(outer, mark)
+	return outer
+}
+
+// WillNotSplit reports whether ShouldSplit answers false for as long as
+// the caller's loop runs: the loop is nested in a step of an enclosing
+// loop that has steps left (a mark that the loop's own steps do not
+// lower), or the pool has one worker. Such a loop may run its range in
+// one step. Only the goroutine holding w may call it.
+func (w *Worker) WillNotSplit() bool { return w.loopNest == nestedMore || len(w.pool.workers) == 1 }
+
+// LoopMark returns w's loop mark, for LoopStepDone to restore when a
+// panic unwinds steps that did not. Only the goroutine holding w may call
+// it.
+func (w *Worker) LoopMark() uint8 { return w.loopNest }
+
+// LoopStepDone ends the step that LoopStep began: outer is what LoopStep
+// returned. Only the goroutine holding w may call it.
+func (w *Worker) LoopStepDone(outer uint8) { w.loopNest = outer }
+
+// share publishes w's private tasks (step P1 of sleep.md) and then runs
+// step P2: wake a sleeper if nobody searches. It is the slow path of the
+// fork and join paths' E1 and E2, kept out of line so that they inline.
+//
+//go:noinline
 func (w *Worker) share() {
 	if w.dq.Private() == 0 {
 		return
@@ -283,9 +416,7 @@ func (w *Worker) takeBackSlow(t *task) bool {
 	x := w.dq.Pop()
 	if x == t {
 		w.counts.Executed++
-		if w.pool.ctl.Load() != 0 {
-			w.share()
-		}
+		w.exposeIfDue() // E2
 		return true
 	}
 	if x != nil {
@@ -321,7 +452,7 @@ func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 			w.putBack(x)
 			return
 		}
-		w.shareIfWanted() // F2: the tasks left behind may be wanted elsewhere
+		w.exposeIfDue() // E2: the tasks left behind may be wanted elsewhere
 		w.execute(x)
 	}
 }
@@ -391,17 +522,17 @@ func (w *Worker) execute(t *task) {
 //
 // A join of two halves, in every form:
 //
-//	fork the second half (F1-F2), recycling the job found in the slot
+//	fork the second half (F1, E1), recycling the job found in the slot
 //	    the fork fills if it is of the right type (J4);
 //	defer the test that turns a panic or Goexit unwinding the join into
 //	    the join's panic, after dropping or waiting for the forked half
-//	    (Unwound);
+//	    (unwound);
 //	run the first half here;
 //	take the second half back and run it here (J1, J2), or wait for it
 //	    to finish elsewhere (J3) and read its outcome;
 //	recycle the job (J4).
 
-// JoinState is where a join that forked a job stands, for Unwound.
+// joinState is where a join that forked a job stands, for unwound.
 type joinState uint8
 
 const (
@@ -416,7 +547,7 @@ const (
 //	state := forked
 //	defer func() {
 //		if state != joined {
-//			s.unwound(&j.job, state, recover())
+//			w.unwound(&j.job, state, recover())
 //		}
 //	}()
 //
@@ -487,6 +618,11 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 		j, _ = t.r.(*funcJob[W, B])
 	}
 	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*funcJob[W, B])
+		}
+	}
+	if j == nil {
 		j = &funcJob[W, B]{f: fb}
 		j.bind(j)
 		w.fork(&j.task)
@@ -548,6 +684,11 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 	var j *argJob[W, A, R]
 	if t := w.spare(); t != nil {
 		j, _ = t.r.(*argJob[W, A, R])
+	}
+	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*argJob[W, A, R])
+		}
 	}
 	if j == nil {
 		j = &argJob[W, A, R]{f: f, arg: b}
@@ -619,6 +760,11 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 		j, _ = t.r.(*sliceJob[W, A, R])
 	}
 	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*sliceJob[W, A, R])
+		}
+	}
+	if j == nil {
 		j = &sliceJob[W, A, R]{f: f, args: args[mid:], out: rout, combine: combine}
 		j.bind(j)
 		w.fork(&j.task)
@@ -652,6 +798,106 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	return r
 }
 
+// spawnJob is a forked closure that its forker joins exactly once, from
+// the same worker (forkjoin.Spawn): Join's funcJob with the join apart
+// from the fork, and so recycled as Join's is (J4). gen numbers its forks
+// and joins: odd while forked, even once joined, so that a second join of
+// one fork, which would find the job recycled or forked again, is caught.
+// Only the worker that forked it reads or writes gen, f and owner between
+// a fork and its join (a thief runs it, reading f; the fork's publication
+// and the latch order that).
+type spawnJob[W, T any] struct {
+	job
+	f     func(*W) T
+	res   T
+	owner *Worker
+	gen   uint64
+}
+
+func (j *spawnJob[W, T]) Run(w *Worker) {
+	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w))) })
+}
+
+// Spawned is a fork of Spawn, to be joined once: forkjoin.Task.
+type Spawned[W, T any] struct {
+	j   *spawnJob[W, T]
+	gen uint64
+}
+
+// Spawn forks f onto pw's worker (F1, E1), recycling the job found in the
+// slot it fills (J4): forkjoin.Spawn, which documents it (and whose
+// messages its checks use).
+func Spawn[W, T any](pw *W, f func(*W) T) Spawned[W, T] {
+	w := (*Worker)(unsafe.Pointer(pw))
+	if w == nil {
+		panic("forkjoin: Spawn with a nil *pool.Worker")
+	}
+	if f == nil {
+		panic("forkjoin: Spawn with a nil function")
+	}
+	if w.checkDue() {
+		w.Check("forkjoin.Spawn") // panics, naming the mistake
+	}
+	var j *spawnJob[W, T]
+	if t := w.spare(); t != nil {
+		j, _ = t.r.(*spawnJob[W, T])
+	}
+	if j == nil {
+		if t := w.spareMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*spawnJob[W, T])
+		}
+	}
+	if j == nil {
+		j = &spawnJob[W, T]{f: f, owner: w, gen: 1}
+		j.bind(j)
+		w.fork(&j.task)
+	} else {
+		j.f = f
+		j.gen++ // odd: forked
+		if !w.reforkFast(&j.task) {
+			w.refork(&j.task)
+		}
+	}
+	return Spawned[W, T]{j, j.gen}
+}
+
+// Join returns the result of the fork s, running it here if it is still
+// at the bottom of pw's deque (J1) and waiting for it otherwise (J3); it
+// re-raises its panic. pw must be the worker that forked it, and s must
+// not have been joined before.
+func (s Spawned[W, T]) Join(pw *W) (r T) {
+	w := (*Worker)(unsafe.Pointer(pw))
+	j := s.j
+	switch {
+	case j == nil:
+		panic("forkjoin: Join of a zero Task: a Task comes from Spawn")
+	case w == nil:
+		panic("forkjoin: Task.Join with a nil *pool.Worker")
+	case j.owner != w:
+		panic("forkjoin: Task.Join with another worker than the one that spawned it: a Task is joined by the " +
+			"task that spawned it, on its worker; use Fork and Future.Join to join from elsewhere")
+	case j.gen != s.gen:
+		panic("forkjoin: Task joined twice: a Task is joined exactly once; use Fork and Future.Join to read a " +
+			"result more than once")
+	}
+	if w.checkDue() {
+		w.Check("forkjoin.Task.Join") // panics, naming the mistake
+	}
+	j.gen++ // even: joined
+	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+		// J1: taken back. Recycle j before running f: the first fork
+		// inside f uses this same slot and reuses j (J4).
+		f := j.f
+		j.f = nil
+		w.recycle(&j.task)
+		return f(pw)
+	}
+	if p := w.stolen(&j.job, func() { r, j.f, j.res = j.res, nil, *new(T) }); p != nil {
+		panic(p.Err)
+	}
+	return r
+}
+
 // Future is the job of a forkjoin.Future: a forked closure whose outcome
 // stays readable, by any number of joins from any task, for as long as
 // the Future is. It is not recycled: whoever holds it may join it again.
@@ -664,7 +910,7 @@ type Future[W, T any] struct {
 
 func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(unsafe.Pointer(w))) }) }
 
-// Fork makes f the future of fn and forks it onto w (F1-F2). f must be
+// Fork makes f the future of fn and forks it onto w (F1, E1). f must be
 // new: a Future's zero value, allocated by the caller (forkjoin.Fork
 // embeds one in its own type, so that a fork allocates once).
 func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {

@@ -12,7 +12,7 @@ import "runtime/trace"
 //	            injector every injectorEvery lookups); a task found is run
 //	            and the holder comes back here. With its deque empty it
 //	            goes to searching.
-//	searching   search (worker.go) and sleep (sleep.go): passes over the
+//	searching   search (search.go) and sleep (sleep.go): passes over the
 //	            other queues, waiting for news, sleepy, asleep. It comes
 //	            back with a task (running), because a parked task of the
 //	            worker's became resumable (handingOff), or because the pool
@@ -94,7 +94,7 @@ const injectorEvery = 61
 // local returns the next task from w's own deque, except every
 // injectorEvery lookups when the injector comes first, or nil. Between
 // tasks, too, private tasks are published if another worker wants work
-// (job.go, F2): a task that forked and returned without joining leaves
+// (job.go, E2): a task that forked and returned without joining leaves
 // them behind.
 func (w *Worker) local() *task {
 	w.tick++
@@ -104,7 +104,7 @@ func (w *Worker) local() *task {
 			return t
 		}
 	}
-	if w.pool.ctl.Load() != 0 && w.dq.Private() > 1 {
+	if w.dq.Private() > 1 && w.publishDue() { // E2; a single one is popped now anyway
 		w.share()
 	}
 	return w.dq.Pop()
@@ -114,7 +114,7 @@ func (w *Worker) local() *task {
 func (w *Worker) runTask(t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
-	w.inLoop = false
+	w.loopNest = notNested
 	if trace.IsEnabled() {
 		w.executeTraced(t)
 	} else {

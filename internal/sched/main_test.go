@@ -49,7 +49,7 @@ func fibIDs(w *pool.Worker, n int, seen []atomic.Bool) int {
 
 // spin is one turn of a wait that does not join (a test forcing a fork of
 // w's task onto another worker): it publishes w's private forks if another
-// worker wants work, then yields (job.go, F2).
+// worker wants work, then yields (job.go, E2).
 func spin(w *pool.Worker) {
 	sched.Share(sched.From[sched.Worker](w))
 	runtime.Gosched()

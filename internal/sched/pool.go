@@ -86,7 +86,7 @@ func New(cfg Config) *Pool {
 	}
 	// Every worker starts counted as searching (U1, without the cap: it
 	// is about to make its first search and sleep), so that ctl is never
-	// 0 while a worker is idle (F2 in job.go relies on that).
+	// 0 while a worker is idle (E1 in job.go relies on that).
 	for _, w := range p.workers {
 		w.dq.Init(cfg.DequeCapacity)
 		w.searching = true

@@ -10,10 +10,10 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
-// The scheduler's costs must grow no faster than the worker count (DESIGN.md,
-// "Scaling"). The development machines have 2 cores, so these tests count
-// instead of timing: what a pool of n workers does per idle episode is the
-// same on 2 cores as on n, only slower.
+// The scheduler's costs must grow no faster than the worker count
+// (docs/how-it-works.md; the costs in sleep.md). The development machines have
+// 2 cores, so these tests count instead of timing: what a pool of n workers
+// does per idle episode is the same on 2 cores as on n, only slower.
 //
 // Each run submits bursts of small work from outside (fib(12), forked at
 // every level), then lets the pool go idle until every worker has parked.

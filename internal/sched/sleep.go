@@ -46,7 +46,9 @@ const (
 // is step P2; it is the only cost of the protocol on the fork path while
 // some worker searches, or none is idle.
 func (p *Pool) notify(from *Worker) {
-	// Nobody searches, and somebody sleeps or waits for news.
+	// Nobody searches, and somebody sleeps or waits for news. fork and
+	// refork (job.go) test ctl themselves before calling share, so that
+	// the common case costs no call on the fork path.
 	if c := p.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
 		p.notifySlow(from)
 	} else if c == 0 && p.stallState.Load() == stallIdle {
@@ -278,6 +280,9 @@ func (w *Worker) sleep() (cancelled bool) {
 	// S3: park. A token sent since S1 (by a waker that claimed w, by
 	// resume or by Close) is buffered in the channel, so this returns at
 	// once.
+	if testHooks != nil && testHooks.beforePark != nil {
+		testHooks.beforePark(w)
+	}
 	w.counts.Sleeps++
 	w.publish()
 	<-w.wake
@@ -318,7 +323,7 @@ func (w *Worker) leaveSleep(woken bool) {
 	// S5 for a worker nobody claimed: it leaves the sleeping count and,
 	// in the same CAS, takes a searching unit as U1 would (if the cap
 	// allows; if not, others search). A worker that is not running a
-	// task is thus counted in ctl at every instant, which is what F2
+	// task is thus counted in ctl at every instant, which is what E1
 	// (job.go) relies on: ctl == 0 means that every worker is busy.
 	n := uint32(len(p.workers))
 	for {
@@ -428,16 +433,5 @@ type hooks struct {
 	searchers      func(c uint64)  // a unit was added to searching (U1, U2); c is ctl right after
 	beforeGiveBack func()          // U3, before the unit is given back
 	afterAnnounce  func(w *Worker) // S1, between the announcement and the store of asleep
-}
-
-// ShouldSplit reports whether a task that could split its work (a loop
-// running a range sequentially) should split it now: some other worker of
-// w's pool is idle (searching for work, waiting for news or asleep: any
-// count in ctl), w has no task queued that the idle one could take
-// instead, and no loop enclosing the caller on w has steps left to give
-// away (LoopHint). While every worker is busy a split would only make
-// tasks that its own worker takes back (lazy binary splitting). The first
-// test is one load of ctl, the word every fork loads anyway (P2).
-func (w *Worker) ShouldSplit() bool {
-	return w.pool.ctl.Load() != 0 && !w.inLoop && w.dq.Count() == 0
+	beforePark     func(w *Worker) // S3, after the re-check, before parking; may be nil
 }

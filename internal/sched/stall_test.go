@@ -133,9 +133,9 @@ func TestStallQueuedTaskFills(t *testing.T) {
 
 // A task forks X, which fills a channel, and waits on the channel
 // without a section and without joining X. X is its worker's oldest fork,
-// which the publication policy exposes (job.go, F2); a spare steals it.
-// With two workers, the other one is held by a task that waits for the
-// first to finish.
+// which the publication policy exposes (job.go, E1), and its publication
+// arms the monitor (stall.md, W2); a spare steals it. With two workers,
+// the other one is held by a task that waits for the first to finish.
 func TestStallOwnForkFills(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -179,9 +179,7 @@ func TestStallOwnForkFills(t *testing.T) {
 		<-other
 		p.Close()
 		if !published {
-			// TODO(issue 23): the policy that publishes a worker's
-			// oldest fork is not in this build.
-			t.Skip("a fork made while every worker is busy stays private in this build (job.go, F2)")
+			t.Fatalf("%d workers: a fork made while the deque exposed nothing stayed private (job.go, E1)", workers)
 		}
 		if n != 1 {
 			t.Errorf("%d workers: the task returned %d", workers, n)

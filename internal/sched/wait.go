@@ -37,7 +37,7 @@ type waiter struct {
 // A waker is what a waiter node wakes once its setter has claimed it.
 type waker interface{ wake() }
 
-// chanWaker wakes a goroutine outside the pool (Pool.Wait) with a token on
+// chanWaker wakes a goroutine outside the pool (Pool.wait) with a token on
 // a channel of capacity 1. A token already there means a wake-up is pending
 // anyway; such waiters re-check their event, so extra tokens are harmless.
 type chanWaker chan struct{}

@@ -48,7 +48,7 @@ type Worker struct {
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
 	searching  bool     // holds a unit of the searching count (sleep.md, U1)
-	inLoop     bool     // LoopHint's word: a loop step runs with steps after it
+	loopNest   uint8    // the loop steps running on w (job.go, LoopStep)
 	checks     uint16   // forks and joins since the main loop's task began (debug.go)
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
@@ -88,15 +88,6 @@ type Worker struct {
 	// not share the last one (layout_test.go).
 	_ [16]byte
 }
-
-// LoopHint returns a word of w's for lazy splitting (the parallel
-// package): true while a loop running on w executes a step and has more
-// steps after it. A loop nested in that step does not split for an idle
-// worker: the enclosing loop will, at its next step, with a larger piece.
-// It is a hint, never a condition of correctness: the main loop clears it
-// before each task, so a task parked mid-step leaves no stale true behind
-// for long. Only the goroutine holding w may use it.
-func (w *Worker) LoopHint() *bool { return &w.inLoop }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare returns the
 // ID of the worker it stands in for (stall.md, X1).

@@ -239,6 +239,9 @@ func (c *checker) check() {
 	if got, want := d.Count(), len(m.items); got != want {
 		c.fail("Count() = %d, want %d", got, want)
 	}
+	if got, want := d.Exposed(), m.npub > 0; got != want {
+		c.fail("Exposed() = %v with %d published items", got, m.npub)
+	}
 	top, pub := d.top.Load(), d.pub.Load()
 	if top != m.top || pub != m.top+int64(m.npub) || d.bottom != m.bottom() {
 		c.fail("top, pub, bottom = %d, %d, %d; want %d, %d, %d", top, pub, d.bottom, m.top, m.top+int64(m.npub), m.bottom())

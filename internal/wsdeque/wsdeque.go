@@ -51,7 +51,8 @@ type Deque[T any] struct {
 	bottom   int64 // one past the newest item, published or not
 	pubOwn   int64 // the owner's copy of pub: it alone writes pub
 	topCache int64 // a value top had at some point, so at most the current top
-	_        [cacheLine - 24]byte
+	moved    *T    // the item last taken by D5a (Moved)
+	_        [cacheLine - 32]byte
 }
 
 // New returns an empty deque that holds up to capacity items. capacity is
@@ -119,9 +120,36 @@ func (d *Deque[T]) Push(x *T) bool {
 	return true
 }
 
+// Moved returns the item the owner last took with D5a, which moved the
+// indices past its slot (so that Spare no longer finds it), or nil. It
+// may be in the deque again, or have left it long ago; whether it may be
+// reused is for the owner to know, as with Spare. Owner only.
+func (d *Deque[T]) Moved() *T { return d.moved }
+
+// SetSpare makes x the item that Spare returns, and PushSpare pushes, by
+// storing it in the slot of the next push, if the deque has room (D1); it
+// reports whether it did. It is D2's slot store done ahead of the push:
+// for an owner that recycles an item which is not in that slot (one
+// claimed by D5a's CAS, which moves the indices past its slot). Owner only.
+func (d *Deque[T]) SetSpare(x *T) bool {
+	b := d.bottom
+	if b-d.topCache >= int64(len(d.slots)) {
+		d.topCache = d.top.Load() // as in Push (D1)
+		if b-d.topCache >= int64(len(d.slots)) {
+			return false
+		}
+	}
+	// Atomic, as in Push: a thief with a stale top may read this slot
+	// for its old index, and then fails its CAS (D1).
+	if s := &d.slots[b&d.mask]; s.Load() != x {
+		s.Store(x)
+	}
+	return true
+}
+
 // PushSpare pushes, privately, the item Spare just returned: the slot
-// already holds it and Spare has checked for room (D1), so D2 has nothing
-// left to do but advance the private bottom. No other owner operation may
+// already holds it and Spare (or SetSpare) has checked for room (D1), so
+// D2 has nothing left to do but advance the private bottom. No other owner operation may
 // come between the two. It is small enough to be inlined into the owner's
 // fork path. Owner only.
 func (d *Deque[T]) PushSpare() { d.bottom++ }
@@ -140,6 +168,20 @@ func (d *Deque[T]) PopPrivate(x *T) bool {
 
 // Private returns the number of private items. Owner only.
 func (d *Deque[T]) Private() int { return int(d.bottom - d.pubOwn) }
+
+// Exposed reports whether a published item is still in the deque, that
+// is, whether a thief could find something here now: false when nothing
+// was published since the deque was last empty of published items, or
+// when thieves (or the owner's pops) have taken every published item.
+// Owner only. It costs one load of top, a line that only steals write, so
+// that while nobody steals it stays in the owner's cache.
+func (d *Deque[T]) Exposed() bool {
+	// Sequentially consistent load: a steal whose CAS precedes it is
+	// seen, so after a thief took the last published item the owner's
+	// next look says so (the policy that re-publishes, job.go E1-E2,
+	// rests on that). Only the owner writes pub, so pubOwn is exact.
+	return d.top.Load() < d.pubOwn
+}
 
 // Count returns the number of items, published and private, as the owner
 // sees them: exact but for thieves' steals in progress. Owner only.
@@ -175,7 +217,26 @@ func (d *Deque[T]) Pop() *T {
 		d.bottom = b
 		return d.slots[b&d.mask].Load()
 	}
-	// D5: the newest item is published (or there is none). Reserve
+	// D5a: the newest item is published and no item is private. If it is
+	// also the oldest, it is the last item, and owner and thieves race
+	// for it with the same CAS on top from b to b+1: whoever wins takes
+	// it, and the deque is empty either way (top = pub = bottom = b+1),
+	// with no store of pub at all. A fork published because its deque
+	// exposed nothing (job.go, E1) is such a last item when its joiner
+	// takes it back: one CAS instead of D5's three fenced writes. The
+	// load of top may be stale only downwards (top never decreases), and
+	// a stale t < b takes D5 below, which reloads it after its store.
+	if t := d.top.Load(); t == b {
+		if !d.top.CompareAndSwap(t, t+1) {
+			return nil // a thief won it
+		}
+		x := d.slots[b&d.mask].Load()
+		d.moved = x
+		return x
+	} else if t > b {
+		return nil // empty
+	}
+	// D5: the newest item is published, and older ones too. Reserve
 	// index b by lowering pub before looking at top: this store and the
 	// load of top must not be reordered (a StoreLoad fence, implied by
 	// the sequentially consistent atomics). A thief does the mirror

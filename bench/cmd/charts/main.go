@@ -1,4 +1,4 @@
-// Command charts draws the SVG charts of fj's README from benchmark
+// Command charts draws the SVG charts of docs/peers.md from benchmark
 // output: the cost of a fork with fj and with its peers, the speedup of
 // every workload against the number of workers, and fj's work overhead
 // (its time on one worker over the sequential code's).
@@ -6,7 +6,7 @@
 // From the bench directory:
 //
 //	go run ./cmd/charts            # reads ../docs/data/peers.txt, writes ../docs/*.svg
-//	go run ./cmd/charts -markdown  # also prints README's "How fj compares" tables
+//	go run ./cmd/charts -markdown  # also prints the tables of docs/peers.md
 //
 // It draws only what the input holds: each point is the median of the
 // runs of one benchmark at one GOMAXPROCS, and the worker counts shown
@@ -133,7 +133,7 @@ func (res results) maxProcs() int {
 	return procs
 }
 
-// ratio formats a/b as README's tables and the charts' labels print it.
+// ratio formats a/b as docs/peers.md's tables and the charts' labels print it.
 func ratio(a, b float64) string {
 	if a == 0 || b == 0 {
 		return "—"

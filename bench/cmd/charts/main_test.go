@@ -112,7 +112,7 @@ func full() string {
 }
 
 // TestLabelsEqualTables checks that every speedup the charts print is
-// the number README's tables print for the same ratio.
+// the number the tables of docs/peers.md print for the same ratio.
 func TestLabelsEqualTables(t *testing.T) {
 	res, err := parse(strings.NewReader(full()))
 	if err != nil {

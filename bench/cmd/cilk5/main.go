@@ -434,6 +434,7 @@ var variantTitles = map[string]string{
 	"args":       "JoinArgs",
 	"join":       "Join",
 	"fork":       "Fork + Future.Join",
+	"spawn":      "Spawn + Task.Join",
 	"joinall":    "JoinAll",
 	"joinreduce": "JoinReduce",
 	"fj":         "parallel.Do",
