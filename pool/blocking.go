@@ -74,8 +74,13 @@ func Blocking(f func()) {
 // work back. Like SetLimit it can deadlock a program whose sections wait
 // for each other in a number larger than the limit (a barrier of more
 // tasks than n whose wait is inside the section, say): set it above what
-// the program needs at once. Waits that fj itself makes in a section (a
-// task calling another pool, see Pool.Run) are joins and take no slot.
+// the program needs at once. Unlike SetLimit, which holds back the loop
+// that starts goroutines, so that they start in the loop's order, the
+// limit applies where tasks enter their sections, in the order the
+// workers run them: a task that the others wait for (an item whose error
+// cancels the rest) may queue for a slot behind them. Waits that fj
+// itself makes in a section (a task calling another pool, see Pool.Run)
+// are joins and take no slot.
 //
 // By default a pool sets no limit: a task in a section costs a goroutine,
 // as a blocked goroutine of errgroup does. WithMaxBlocking panics if n < 1.

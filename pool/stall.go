@@ -82,8 +82,10 @@ func (r StallReport) String() string {
 // and starts spare workers (see StallReport). Default: 1 s. A shorter
 // threshold recovers from a missing Blocking sooner; a pool whose every
 // worker runs one task longer than the threshold, with work queued, has
-// its goroutines' states looked at (a stop of the world, about 0.1 ms
-// with few goroutines), once and then at most every 8 thresholds.
+// its goroutines' states looked at (runtime.Stack of every goroutine, which
+// stops the world for 0.15 ms with 50 goroutines, 3 ms with 1,000, 25 ms
+// with 10,000), after 1, 2, 4 and 8 thresholds and then every 8 while it
+// stays that busy.
 // d <= 0 turns detection off: a pool whose workers all block without a
 // section then hangs, silently.
 func WithStallThreshold(d time.Duration) Option {
