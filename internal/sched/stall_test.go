@@ -528,3 +528,34 @@ func TestStallCloseFromHandler(t *testing.T) {
 		t.Errorf("Close from the handler panicked with %q", msg)
 	}
 }
+
+// WithStallThreshold(0 or less) turns the monitor off: a pool whose only
+// worker is blocked with work queued behind it never arms one (and would
+// hang on that work, as the option's doc says, had the test not released
+// the task).
+func TestStallOff(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, d := range []time.Duration{0, -time.Second} {
+		p := pool.New(pool.WithWorkers(1), pool.WithStallThreshold(d))
+		gate := make(chan struct{})
+		started, done, queued := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			p.Run(func(*pool.Worker) { close(started); <-gate })
+		}()
+		<-started
+		go func() { defer close(queued); p.Run(func(*pool.Worker) {}) }()
+		for p.Stats().Submitted < 2 { // queued behind the blocked task
+			runtime.Gosched()
+		}
+		armed, starts, _, _ := sched.StallWatch(sched.From[sched.Pool](p))
+		close(gate)
+		<-done
+		<-queued
+		p.Close()
+		if armed || starts != 0 {
+			t.Errorf("WithStallThreshold(%v): the monitor armed (%v) or started (%d times)", d, armed, starts)
+		}
+	}
+}
