@@ -136,7 +136,7 @@ const seqMaxBatch = 128
 // seq that panics when told to stop, after a body's panic stopped it,
 // loses neither.
 func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, start func(items []E) func(w *pool.Worker)) {
-	on(r, func(w *pool.Worker) {
+	on(r, ctl, func(w *pool.Worker) {
 		size, grow := 1, true
 		if c.grain > 0 {
 			size, grow = c.grain, false
