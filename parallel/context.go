@@ -22,7 +22,9 @@ import (
 //
 // Bodies that wait on ctx are expected to wait, as errgroup's goroutines
 // do, so a call given WithContext also splits as errgroup runs: eagerly,
-// a task per Grain items (one by default), rather than lazily. A body that
+// a task per Grain items (one by default), rather than lazily; ForSeq,
+// ForSeqErr and MapSeq pull a batch of Grain items (one by default) per
+// task, and start every item they pull however many wait. A body that
 // waits in a blocking section (pool.Blocking) then lets its worker start
 // the next item, and the items are in flight together, up to the pool's
 // cap on sections, instead of one piece at a time.

@@ -155,7 +155,7 @@ func TestWithContextParentCauseWins(t *testing.T) {
 	const n = 8
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
-		for _, form := range []string{"ForErr", "MapErr"} {
+		for _, form := range []string{"ForErr", "MapErr", "ForSeqErr"} {
 			for round := range 40 {
 				parent, cancel := context.WithCancelCause(context.Background())
 				cause := fmt.Errorf("parent cancelled in round %d", round)
