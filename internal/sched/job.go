@@ -479,7 +479,7 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 		panic("forkjoin: Join with a nil function")
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.Join") // panics, naming the mistake
+		w.checkFork("forkjoin.Join") // panics, naming the mistake (debug.go)
 	}
 	var j *funcJob[W, B]
 	if t := w.spare(); t != nil {
@@ -542,7 +542,7 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 		panic("forkjoin: JoinArgs with a nil function")
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.JoinArgs") // panics, naming the mistake
+		w.checkFork("forkjoin.JoinArgs") // panics, naming the mistake (debug.go)
 	}
 	var j *argJob[W, A, R]
 	if t := w.spare(); t != nil {
@@ -606,7 +606,7 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 		return r
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake
+		w.checkFork("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake (debug.go)
 	}
 	mid := len(args) / 2
 	var lout, rout []R
@@ -668,7 +668,7 @@ func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(
 // embeds one in its own type, so that a fork allocates once).
 func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 	if w.checkDue() {
-		w.Check("forkjoin.Fork") // panics, naming the mistake
+		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
 	}
 	f.f, f.owner = fn, w
 	f.bind(f)
@@ -680,7 +680,7 @@ func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 // for it otherwise (J3); it re-raises the future's panic.
 func (f *Future[W, T]) Join(w *Worker) T {
 	if w.checkDue() {
-		w.Check("forkjoin.Future.Join") // panics, naming the mistake
+		w.checkFork("forkjoin.Future.Join") // panics, naming the mistake (debug.go)
 	}
 	if !f.done.IsSet() {
 		if w != f.owner {
