@@ -52,7 +52,7 @@ import (
 // called there. It is inlined into the forks and joins (an inline cost
 // under the budget: one call, to goid's stub).
 func (w *Worker) checkDue() bool {
-	return !goidFast || w.holder.Load() != gid.Get()
+	return !goidFast || gid.Get() != w.holder.Load()
 }
 
 // checkFork is the fork path's check once checkDue reported true: it

@@ -38,7 +38,7 @@ func Goid() int64 { return goid() }
 // makes them differ, and fj then parses stacks: slower, never wrong. The
 // environment variable FJ_GOID=stack forces the slow path (tests use it).
 // On a platform where goid has no fast read (it has one on 386, amd64,
-// arm, arm64 and s390x with the gc compiler: goid_go1.5.go there), its Get
+// arm, arm64 and s390x with the gc compiler: an assembly stub), its Get
 // parses stacks itself, and the answer is false without asking: the fork
 // path's check calls Get only when goidFast is set (debug.go).
 func verifyGoid() bool {
@@ -54,7 +54,7 @@ func verifyGoid() bool {
 }
 
 // goidAsm reports whether goid reads the id with its assembly stub on
-// this platform (the build constraint of its goid_go1.5.go).
+// this platform (the build constraint of the stub in its module).
 func goidAsm() bool {
 	if runtime.Compiler != "gc" {
 		return false
