@@ -1,9 +1,7 @@
 package parallel
 
 import (
-	"cmp"
 	"iter"
-	"slices"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/sched"
@@ -196,7 +194,7 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 		}
 		finished = true
 		if len(panics) > 0 {
-			panic(firstPanic(panics))
+			panic(sched.Combine(panics...))
 		}
 	})
 }
@@ -234,24 +232,4 @@ func pull[E any](seq iter.Seq[E], size int, grow bool, ctl *control, submit func
 		}
 		submit(batch)
 	}
-}
-
-// firstPanic returns the error to raise for several panics of one call:
-// the one captured first, with the others appended to its Later in the
-// order they were captured, so that errors.Is and errors.As reach all of
-// them. The first is copied, not modified: others may hold it.
-func firstPanic(ps []*sched.Panic) error {
-	slices.SortFunc(ps, func(a, b *sched.Panic) int { return cmp.Compare(a.Seq, b.Seq) })
-	pe, ok := ps[0].Err.(*pool.PanicError)
-	if !ok || len(ps) == 1 {
-		return ps[0].Err
-	}
-	c := *pe
-	c.Later = slices.Clip(c.Later)
-	for _, p := range ps[1:] {
-		if l, ok := p.Err.(*pool.PanicError); ok && l != pe {
-			c.Later = append(c.Later, l)
-		}
-	}
-	return &c
 }

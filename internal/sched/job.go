@@ -425,7 +425,7 @@ const (
 // recovered (recover works only there), and unwound captures it as Capture
 // would. If j is still forked, it is dropped if nobody has started it, or
 // waited for (no task of a join outlives it, J1-J3), and the error raised
-// is the first of the two panics with the other attached (first). A nil r
+// is the first of the two panics with the other attached (Combine). A nil r
 // is either a Goexit or panic(nil) under GODEBUG=panicnil=1, which cannot
 // be told apart here: it is raised as a panic either way; during a Goexit,
 // the task's Guard recovers that and the Goexit, which no recover stops,
@@ -438,7 +438,7 @@ func (w *Worker) unwound(j *job, state joinState, r any) {
 			// recycled: its fields still hold what was forked.
 			panic(p.Err)
 		}
-		panic(first(p, j.panic))
+		panic(Combine(p, j.panic))
 	}
 	panic(p.Err)
 }
