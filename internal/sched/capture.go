@@ -177,7 +177,9 @@ func Combine(ps ...*Panic) error {
 // captured. Nil entries are left out, and so are repeats of one capture
 // (the same panic met twice, a future joined by two tasks of one join):
 // a capture's number is unique to it (panicSeq), and kept by every copy
-// and re-raise of its error (SetErrors).
+// and re-raise of its error (SetErrors). Number 0 is no capture's: it is
+// that of an error fj did not make (a *pool.PanicError a user built and
+// panicked with), and such entries are all kept.
 func InOrder(ps []*Panic) []*Panic {
 	var all []*Panic
 	for _, p := range ps {
@@ -189,7 +191,7 @@ func InOrder(ps []*Panic) []*Panic {
 		all = append(all, later...)
 	}
 	slices.SortStableFunc(all, func(a, b *Panic) int { return cmp.Compare(a.Seq, b.Seq) })
-	return slices.CompactFunc(all, func(a, b *Panic) bool { return a.Seq == b.Seq })
+	return slices.CompactFunc(all, func(a, b *Panic) bool { return a.Seq == b.Seq && a.Seq != 0 })
 }
 
 // Recover calls f and returns what f panicked with, and whether it

@@ -44,6 +44,10 @@ func TestCombineOrdersBySeq(t *testing.T) {
 	if err := Combine(p(a, 3), p(a, 3)); err != a || got != nil {
 		t.Fatalf("Combine of one panic met twice = %v (attached %v), want it alone", err, got)
 	}
+	got = nil
+	if err := Combine(p(b, 0), p(a, 0)); err != b || len(got) != 2 || got[1] != a {
+		t.Fatalf("Combine of two panics numbered 0 (not fj's) = %v (attached %v), want b with a", err, got)
+	}
 	if ps := InOrder([]*Panic{p(b, 7), nil, p(c, 9), p(a, 3), p(b, 7)}); len(ps) != 5 ||
 		ps[0].Err != a || ps[1].Err != d || ps[2].Err != b || ps[3].Err != cBare || ps[4].Err != e {
 		t.Fatalf("InOrder = %v, want a d b c e", ps)
