@@ -128,24 +128,27 @@ func goexitError(aborted bool, seq uint64) error {
 	return &PanicError{Value: v, Stack: debug.Stack(), seq: seq}
 }
 
-// split returns err without its Later (a copy, if it has any: a
-// PanicError that others hold is never modified) and the panics of its
-// Later, each with its number, themselves taken apart: what the scheduler
+// split returns the panics of err's Later, each with its number and
+// itself taken apart, and err without its Later (a copy, if it has any: a
+// PanicError that others hold is never modified): what the scheduler
 // combines (sched.Combine) is flat.
-func split(err error) (error, []*sched.Panic) {
+func split(err error) ([]*sched.Panic, error) {
 	pe, ok := err.(*PanicError)
 	if !ok || pe == nil || len(pe.Later) == 0 {
-		return err, nil
+		return nil, err
 	}
 	c := *pe
 	c.Later = nil
 	later := make([]*sched.Panic, 0, len(pe.Later))
 	for _, l := range pe.Later {
-		e, ll := split(l)
+		if l == nil {
+			continue // only in one a user built
+		}
+		ll, e := split(l)
 		later = append(later, &sched.Panic{Err: e, Seq: l.seq})
 		later = append(later, ll...)
 	}
-	return &c, later
+	return later, &c
 }
 
 // attach returns a copy of first with later as its Later: the first panic

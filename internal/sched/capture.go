@@ -49,7 +49,7 @@ var (
 		}
 		return fmt.Errorf("task called runtime.Goexit")
 	}
-	splitError   = func(err error) (error, []*Panic) { return err, nil }
+	splitError   = func(err error) ([]*Panic, error) { return nil, err }
 	attachErrors = func(first error, later []error) error { return first }
 )
 
@@ -63,12 +63,12 @@ var (
 // task that called runtime.Goexit (aborted: one that was cut short by
 // another task's Goexit on the same goroutine), numbered seq, which it
 // must keep as panicErr's errors do when it is re-raised. split returns
-// an error without the later panics attached to it (a copy, if it had
-// any) and those, each with its number; attach returns first with later
+// the later panics attached to an error, each with its number, and the
+// error without them (a copy, if it had any); attach returns first with later
 // attached in their place (replacing any it had), reachable by errors.As.
 // Package pool calls it once, at init.
 func SetErrors(panicErr func(r any, seq uint64) (uint64, error), goexitErr func(aborted bool, seq uint64) error,
-	split func(err error) (error, []*Panic), attach func(first error, later []error) error) {
+	split func(err error) ([]*Panic, error), attach func(first error, later []error) error) {
 	panicError, goexitError, splitError, attachErrors = panicErr, goexitErr, split, attach
 }
 
@@ -186,7 +186,7 @@ func InOrder(ps []*Panic) []*Panic {
 		if p == nil {
 			continue
 		}
-		err, later := splitError(p.Err)
+		later, err := splitError(p.Err)
 		all = append(all, &Panic{Err: err, Seq: p.Seq})
 		all = append(all, later...)
 	}

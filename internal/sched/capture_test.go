@@ -21,11 +21,11 @@ func TestCombineOrdersBySeq(t *testing.T) {
 	p := func(e error, seq uint64) *Panic { return &Panic{Err: e, Seq: seq} }
 	// c carries d and e, as a nested join's panic would.
 	cBare := errors.New("c without its later panics")
-	splitError = func(err error) (error, []*Panic) {
+	splitError = func(err error) ([]*Panic, error) {
 		if err == c {
-			return cBare, []*Panic{p(d, 4), p(e, 10)}
+			return []*Panic{p(d, 4), p(e, 10)}, cBare
 		}
-		return err, nil
+		return nil, err
 	}
 	if err := Combine(p(b, 7), nil, p(c, 9), p(a, 3)); err != a {
 		t.Fatalf("Combine raised %v, want a (seq 3)", err)
