@@ -67,7 +67,10 @@ func NewPerWorker[T any](r pool.Runner, init func() T) *PerWorker[T] {
 
 // Get returns the value of worker w, creating it on w's first call. Only
 // the task running on w may use the pointer, and only until it returns or
-// starts a nested parallel call. Get panics if w belongs to another pool.
+// starts a nested parallel call. Get panics if w belongs to another pool,
+// and, as every call given a *pool.Worker does, if the calling goroutine
+// does not hold w (a worker captured from an enclosing task, or handed to
+// a goroutine you started): the value it would return is another task's.
 func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	if w == nil {
 		panic("parallel: PerWorker.Get with a nil *pool.Worker")
@@ -75,6 +78,7 @@ func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	if w.Pool() != pw.pool {
 		panic(fmt.Sprintf("parallel: PerWorker.Get with worker %d of another pool than the one given to NewPerWorker", w.ID()))
 	}
+	sched.From[sched.Worker](w).Check("parallel.PerWorker.Get")
 	s := &pw.slots[w.ID()]
 	if !s.set {
 		pw.make(w, s)

@@ -1,9 +1,7 @@
 package parallel
 
 import (
-	"cmp"
 	"iter"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -181,7 +179,7 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 		s.group.Wait(sw)
 		finished = true
 		if len(s.panics) > 0 {
-			panic(firstPanic(s.panics))
+			panic(sched.Combine(s.panics...))
 		}
 	})
 }
@@ -325,24 +323,4 @@ func pull[E any](seq iter.Seq[E], size int, grow bool, ctl *control, submit func
 		}
 		submit(batch)
 	}
-}
-
-// firstPanic returns the error to raise for several panics of one call:
-// the one captured first, with the others appended to its Later in the
-// order they were captured, so that errors.Is and errors.As reach all of
-// them. The first is copied, not modified: others may hold it.
-func firstPanic(ps []*sched.Panic) error {
-	slices.SortFunc(ps, func(a, b *sched.Panic) int { return cmp.Compare(a.Seq, b.Seq) })
-	pe, ok := ps[0].Err.(*pool.PanicError)
-	if !ok || len(ps) == 1 {
-		return ps[0].Err
-	}
-	c := *pe
-	c.Later = slices.Clip(c.Later)
-	for _, p := range ps[1:] {
-		if l, ok := p.Err.(*pool.PanicError); ok && l != pe {
-			c.Later = append(c.Later, l)
-		}
-	}
-	return &c
 }

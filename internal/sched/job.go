@@ -556,7 +556,7 @@ const (
 // recovered (recover works only there), and unwound captures it as Capture
 // would. If j is still forked, it is dropped if nobody has started it, or
 // waited for (no task of a join outlives it, J1-J3), and the error raised
-// is the first of the two panics with the other attached (first). A nil r
+// is the first of the two panics with the other attached (Combine). A nil r
 // is either a Goexit or panic(nil) under GODEBUG=panicnil=1, which cannot
 // be told apart here: it is raised as a panic either way; during a Goexit,
 // the task's Guard recovers that and the Goexit, which no recover stops,
@@ -569,7 +569,7 @@ func (w *Worker) unwound(j *job, state joinState, r any) {
 			// recycled: its fields still hold what was forked.
 			panic(p.Err)
 		}
-		panic(first(p, j.panic))
+		panic(Combine(p, j.panic))
 	}
 	panic(p.Err)
 }
@@ -610,7 +610,7 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 		panic("forkjoin: Join with a nil function")
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.Join") // panics, naming the mistake
+		w.checkFork("forkjoin.Join") // panics, naming the mistake (debug.go)
 	}
 	var j *funcJob[W, B]
 	if t := w.spare(); t != nil {
@@ -678,7 +678,7 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 		panic("forkjoin: JoinArgs with a nil function")
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.JoinArgs") // panics, naming the mistake
+		w.checkFork("forkjoin.JoinArgs") // panics, naming the mistake (debug.go)
 	}
 	var j *argJob[W, A, R]
 	if t := w.spare(); t != nil {
@@ -747,7 +747,7 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 		return r
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake
+		w.checkFork("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake (debug.go)
 	}
 	mid := len(args) / 2
 	var lout, rout []R
@@ -835,7 +835,7 @@ func Spawn[W, T any](pw *W, f func(*W) T) Spawned[W, T] {
 		panic("forkjoin: Spawn with a nil function")
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.Spawn") // panics, naming the mistake
+		w.checkFork("forkjoin.Spawn") // panics, naming the mistake (debug.go)
 	}
 	var j *spawnJob[W, T]
 	if t := w.spare(); t != nil {
@@ -880,7 +880,7 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 			"result more than once")
 	}
 	if w.checkDue() {
-		w.Check("forkjoin.Task.Join") // panics, naming the mistake
+		w.checkFork("forkjoin.Task.Join") // panics, naming the mistake (debug.go)
 	}
 	j.gen++ // even: joined
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
@@ -914,7 +914,7 @@ func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(
 // embeds one in its own type, so that a fork allocates once).
 func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 	if w.checkDue() {
-		w.Check("forkjoin.Fork") // panics, naming the mistake
+		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
 	}
 	f.f, f.owner = fn, w
 	f.bind(f)
@@ -926,7 +926,7 @@ func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 // for it otherwise (J3); it re-raises the future's panic.
 func (f *Future[W, T]) Join(w *Worker) T {
 	if w.checkDue() {
-		w.Check("forkjoin.Future.Join") // panics, naming the mistake
+		w.checkFork("forkjoin.Future.Join") // panics, naming the mistake (debug.go)
 	}
 	if !f.done.IsSet() {
 		if w != f.owner {
