@@ -30,7 +30,7 @@ type Pool struct {
 // has returned. Every call given a *Worker checks this, on every call and
 // in every build, before it touches the worker, and panics with a message
 // that names the mistake: forkjoin.Join, JoinArgs, JoinAll, JoinReduce,
-// Fork and Future.Join; every call that takes the worker as its Runner
+// Fork, Future.Join, Spawn and Task.Join; every call that takes the worker as its Runner
 // (forkjoin.Invoke, taskblock.Define and DefineErr, Region, every parallel
 // call); Worker.Run; taskblock's Block.RunFrom and GoFrom; and
 // parallel.PerWorker.Get. The check compares the calling goroutine's id
