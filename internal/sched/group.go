@@ -155,25 +155,7 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 	// See groupTask: the same function values, typed for *Worker.
 	af := *(*func(*Worker))(unsafe.Pointer(&f))
 	afe := *(*func(*Worker) error)(unsafe.Pointer(&fe))
-	var t *groupTask
-	if st := w.spare(); st != nil {
-		t, _ = st.r.(*groupTask)
-	}
-	if t == nil {
-		if st := w.spareMoved(); st != nil { // J4, after a D5a
-			t, _ = st.r.(*groupTask)
-		}
-	}
-	if t == nil {
-		t = &groupTask{g: g, f: af, fe: afe, owner: w}
-		t.bind(t)
-		w.fork(&t.task)
-		return true
-	}
-	t.g, t.f, t.fe, t.owner = g, af, afe, w
-	if !w.reforkFast(&t.task) {
-		w.refork(&t.task)
-	}
+	forkGroupTask(w, g, af, afe)
 	return true
 }
 
