@@ -17,18 +17,7 @@ import (
 // elements it looked at, an unspecified part of s (s[0] if none): check
 // ctx.Err() or the flag afterwards. Min panics if s is empty.
 func Min[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
-	if len(s) == 0 {
-		panic("parallel: Min of an empty slice")
-	}
-	// The built-in min is associative and commutative, NaNs and zeros
-	// included, so pieces may be reduced and combined in any grouping.
-	return reduceSlice(r, "Min", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
-		m := s[lo]
-		for _, e := range s[lo+1 : hi] {
-			m = min(m, e)
-		}
-		return m
-	}, func(a, b E) E { return min(a, b) }, opts)
+	return extreme(r, "Min", s, false, opts)
 }
 
 // Max returns the maximal value in s, as slices.Max does, computed in
@@ -37,16 +26,36 @@ func Min[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 // for Reduce; a call that stops early returns the maximum of the elements
 // it looked at, as Min does. Max panics if s is empty.
 func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
+	return extreme(r, "Max", s, true, opts)
+}
+
+// extreme is Min (largest false) and Max (largest true). The built-in min
+// and max are associative and commutative, NaNs and zeros included, so
+// pieces may be reduced and combined in any grouping; the choice between
+// them is made once per piece, not per element.
+func extreme[S ~[]E, E cmp.Ordered](r pool.Runner, call string, s S, largest bool, opts []Option) E {
 	if len(s) == 0 {
-		panic("parallel: Max of an empty slice")
+		panic("parallel: " + call + " of an empty slice")
 	}
-	return reduceSlice(r, "Max", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+	pick := func(a, b E) E {
+		if largest {
+			return max(a, b)
+		}
+		return min(a, b)
+	}
+	return reduceSlice(r, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
-		for _, e := range s[lo+1 : hi] {
-			m = max(m, e)
+		if largest {
+			for _, e := range s[lo+1 : hi] {
+				m = max(m, e)
+			}
+		} else {
+			for _, e := range s[lo+1 : hi] {
+				m = min(m, e)
+			}
 		}
 		return m
-	}, func(a, b E) E { return max(a, b) }, opts)
+	}, pick, opts)
 }
 
 // MinFunc returns the minimal element of s by cmp, computed in parallel;
@@ -59,27 +68,7 @@ func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 // does. A panic in cmp is re-raised as in For. MinFunc panics if s is
 // empty or cmp is nil.
 func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) E {
-	if cmp == nil {
-		panic("parallel: MinFunc with a nil cmp function")
-	}
-	if len(s) == 0 {
-		panic("parallel: MinFunc of an empty slice")
-	}
-	// Pieces combine in index order, so keeping the left one on ties
-	// keeps the first minimal element overall.
-	pick := func(a, b E) E {
-		if cmp(b, a) < 0 {
-			return b
-		}
-		return a
-	}
-	return reduceSlice(r, "MinFunc", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
-		m := s[lo]
-		for _, e := range s[lo+1 : hi] {
-			m = pick(m, e)
-		}
-		return m
-	}, pick, opts)
+	return extremeFunc(r, "MinFunc", s, cmp, false, opts)
 }
 
 // MaxFunc returns the maximal element of s by cmp, computed in parallel;
@@ -92,19 +81,27 @@ func MinFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Op
 // does. A panic in cmp is re-raised as in For. MaxFunc panics if s is
 // empty or cmp is nil.
 func MaxFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...Option) E {
+	return extremeFunc(r, "MaxFunc", s, cmp, true, opts)
+}
+
+// extremeFunc is MinFunc (largest false: a later element wins when
+// cmp(later, earlier) < 0) and MaxFunc (largest true: when it is > 0).
+// Pieces combine in index order, so keeping the left one on ties keeps the
+// first extreme element overall.
+func extremeFunc[S ~[]E, E any](r pool.Runner, call string, s S, cmp func(a, b E) int, largest bool, opts []Option) E {
 	if cmp == nil {
-		panic("parallel: MaxFunc with a nil cmp function")
+		panic("parallel: " + call + " with a nil cmp function")
 	}
 	if len(s) == 0 {
-		panic("parallel: MaxFunc of an empty slice")
+		panic("parallel: " + call + " of an empty slice")
 	}
 	pick := func(a, b E) E {
-		if cmp(b, a) > 0 {
+		if c := cmp(b, a); c < 0 && !largest || c > 0 && largest {
 			return b
 		}
 		return a
 	}
-	return reduceSlice(r, "MaxFunc", len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+	return reduceSlice(r, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
 		m := s[lo]
 		for _, e := range s[lo+1 : hi] {
 			m = pick(m, e)

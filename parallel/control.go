@@ -129,6 +129,11 @@ func newControl(c *config) *control {
 
 // ctxEnded records that the context ended, unless the call was already
 // stopping for another reason (an error, a panic, Stop), and stops it.
+// The bodies' context, derived from ctx, ends with it; it is cancelled
+// here too, with ctx's cause, before the flag's hooks cancel it with
+// none: the parent's cancel may start this AfterFunc before it reaches
+// its children, and a context that is not the context package's own
+// tells its children from a goroutine of its own.
 func (ctl *control) ctxEnded() {
 	if ctl.flag.f.Load() {
 		return
@@ -136,6 +141,9 @@ func (ctl *control) ctxEnded() {
 	ctl.mu.Lock()
 	if !ctl.failed {
 		ctl.ctxFirst = true
+		if ctl.body != nil {
+			ctl.body.cancel(context.Cause(ctl.ctx))
+		}
 	}
 	ctl.mu.Unlock()
 	ctl.flag.Stop()
@@ -143,24 +151,63 @@ func (ctl *control) ctxEnded() {
 
 // fail stops the call, and records err if it is the call's first error.
 // The flag comes first, so that the other workers stop before their next
-// iteration even if what follows takes a while; then the bodies' context
-// is cancelled with err as its cause, as errgroup's is.
+// iteration even if what follows takes a while.
+//
+// The first error is recorded and the bodies' context cancelled with it
+// in one step, under mu, as errgroup's errOnce does: of two bodies that
+// fail at once, the one whose error the call returns is the one whose
+// error is the context's cause (a cancel after the lock could let the
+// second failure's cancel come first). A failure seen after the context
+// ended is not the first: a body that waited on its context and returns
+// ctx.Err() (context.Canceled) when the parent ends must not be taken
+// for a failure of its own when the AfterFunc that reports the end
+// (ctxEnded) has not run yet. The look at done is a non-blocking
+// receive, on the failure path only.
 func (ctl *control) fail(err error) {
 	first := !ctl.flag.f.Load()
 	if first {
 		ctl.flag.f.Store(true)
 	}
 	ctl.mu.Lock()
+	if !ctl.failed && !ctl.ctxFirst && ctl.done != nil {
+		select {
+		case <-ctl.done:
+			ctl.ctxFirst = true
+		default:
+		}
+	}
 	ctl.failed = true
 	if ctl.err == nil && !ctl.ctxFirst {
 		ctl.err = err
+		if ctl.body != nil {
+			ctl.body.cancel(err)
+		}
 	}
 	ctl.mu.Unlock()
-	if ctl.body != nil {
-		ctl.body.cancel(err)
-	}
 	if first {
 		ctl.flag.notify() // other calls sharing the flag
+	}
+}
+
+// panicked sets the call's stop flag, if it has a control (a nil ctl is
+// a call without options, whose flag nobody can see), when a panic is
+// about to leave the call: Stop's doc promises that the flag reports a
+// panic, and a call sharing the flag must stop. Pieces that split off
+// set it themselves (runPiece, a Seq call's batches); this is for the
+// piece a call runs on its caller's goroutine or worker, which is not a
+// split-off piece: the whole call, when it runs as one piece.
+func (ctl *control) panicked() {
+	if ctl != nil {
+		ctl.flag.Stop()
+	}
+}
+
+// stopUnless is panicked for a deferred call: it sets the flag unless
+// *returned, which the caller sets once its work has returned normally
+// (a panic or a runtime.Goexit skips that).
+func (ctl *control) stopUnless(returned *bool) {
+	if !*returned {
+		ctl.panicked()
 	}
 }
 
@@ -202,14 +249,26 @@ func (ctl *control) skip() {
 //   - nil otherwise: every piece of work completed without error, whatever
 //     the context did meanwhile, or the call was stopped with Stop (a
 //     break).
+//
+// The bodies' context ends here, as errgroup's Wait cancels it, with the
+// error returned as its cause: it has that cause already (fail cancels
+// it with the first error, and a context that ended first gave it its
+// own), unless ctx's end has not reached it yet; then this cancel gives
+// it.
 func (ctl *control) finish() error {
 	if ctl.end != nil {
 		ctl.end()
 	}
+	err := ctl.result()
 	if ctl.body != nil {
 		ctl.flag.unhook(ctl.body)
-		ctl.body.cancel(nil) // the call is over, as errgroup's Wait cancels
+		ctl.body.cancel(err)
 	}
+	return err
+}
+
+// result is the error finish returns.
+func (ctl *control) result() error {
 	ctl.mu.Lock()
 	defer ctl.mu.Unlock()
 	if ctl.ctxFirst {

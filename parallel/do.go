@@ -27,10 +27,10 @@ func Do(r pool.Runner, fs ...func(w *pool.Worker)) {
 	case 0:
 		return
 	case 1:
-		run(r, w, fs[0])
+		runOn(r, w, fs[0])
 		return
 	}
-	run(r, w, func(w *pool.Worker) { do(w, fs) })
+	runOn(r, w, func(w *pool.Worker) { do(w, fs) })
 }
 
 // do runs fs, of length >= 1, by recursive halving, so that a long

@@ -35,19 +35,19 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 	if keep == nil {
 		panic("parallel: Filter with a nil keep function")
 	}
+	// The options first, whatever the input: a WithContext option is
+	// used up, and its context ends when Filter returns, also on an
+	// empty slice.
+	c := parse("Filter", optsLoop, opts)
+	ctl := newControl(&c)
+	defer ctl.finish()
 	n := len(s)
-	if n == 0 {
+	if n == 0 || ctl.stopped() {
 		return nil
 	}
-	c := parse("Filter", optsLoop, opts)
 	if c.grain > 0 {
 		// The loops below run over blocks: translate the grain.
 		c.grain = (c.grain + filterBlock - 1) / filterBlock
-	}
-	ctl := newControl(&c)
-	defer ctl.finish()
-	if ctl.stopped() {
-		return nil
 	}
 	// Blocks are whole words of the bitmap, so that the workers never
 	// write to the same word.
@@ -68,7 +68,7 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 	if nb == 1 {
 		// One block: no task pays off. Run keep here, but report its
 		// panic as the parallel path does.
-		inline(func() { mark(0) })
+		inline(ctl, func() { mark(0) })
 		if counts[0] == 0 || ctl.stopped() {
 			return nil
 		}
@@ -78,7 +78,7 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 	}
 
 	var out S
-	run(r, w, func(w *pool.Worker) {
+	run(r, w, ctl, func(w *pool.Worker) {
 		forPieces(w, ctl, c.grain, uint64(nb), func(_ *pool.Worker, blo, bhi uint64) {
 			for b := blo; b < bhi; b++ {
 				mark(int(b))

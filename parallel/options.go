@@ -146,7 +146,9 @@ func Context(ctx context.Context) Option {
 // atomic load, whether the call is stopping (a body returned an error,
 // panicked, or the call's context ended), and f.Stop() stops the call
 // from inside or outside it, as a break: pieces not started are skipped
-// and the Err forms return nil if nothing failed.
+// and the Err forms return nil if nothing failed. A panic in any function
+// the call was given sets f before the call panics, also when the call
+// runs as one piece (on one worker, or a range too small to split).
 //
 // Stop applies to every call that Context applies to. A flag may be
 // shared by several calls, nested ones for instance: stopping it stops

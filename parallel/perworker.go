@@ -76,7 +76,10 @@ func NewPerWorker[T any](r pool.Runner, init func() T) *PerWorker[T] {
 
 // Get returns the value of worker w, creating it on w's first call. Only
 // the task running on w may use the pointer, and only until it returns or
-// starts a nested parallel call. Get panics if w belongs to another pool.
+// starts a nested parallel call. Get panics if w belongs to another pool,
+// and, as every call given a *pool.Worker does, if the calling goroutine
+// does not hold w (a worker captured from an enclosing task, or handed to
+// a goroutine you started): the value it would return is another task's.
 func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	if w == nil {
 		panic("parallel: PerWorker.Get with a nil *pool.Worker")
@@ -84,7 +87,9 @@ func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	if w.Pool() != pw.pool {
 		panic(fmt.Sprintf("parallel: PerWorker.Get with worker %d of another pool than the one given to NewPerWorker", w.ID()))
 	}
-	s := &pw.slots[sched.From[sched.Worker](w).Slot()]
+	sw := sched.From[sched.Worker](w)
+	sw.Check("parallel.PerWorker.Get")
+	s := &pw.slots[sw.Slot()]
 	if !s.set {
 		pw.make(w, s)
 	}

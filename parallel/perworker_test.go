@@ -84,3 +84,31 @@ func TestPerWorkerMisuse(t *testing.T) {
 		t.Errorf("Combine with one value = %d, want it, identity not combined", got)
 	}
 }
+
+// Get checks that the calling goroutine holds w, as every call given a
+// *pool.Worker does: with a worker handed to another goroutine, or kept
+// after its task returned, it would hand out the value another task may
+// be updating at that moment.
+func TestPerWorkerGetChecksTheHolder(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	pw := parallel.NewPerWorker[int](p, nil)
+	const want = "parallel.PerWorker.Get with the *pool.Worker"
+	var kept *pool.Worker
+	p.Run(func(w *pool.Worker) {
+		*pw.Get(w) = 1 // the holder: allowed
+		res := make(chan any, 1)
+		go func() { res <- fjtest.Catch(func() { *pw.Get(w) = 100 }) }() // the mistake
+		if r := <-res; !strings.Contains(fmt.Sprint(r), want) || !strings.Contains(fmt.Sprint(r), "not running its task") {
+			t.Errorf("Get from a goroutine the task started: panic %v, want %q", r, want)
+		}
+		kept = w
+	})
+	if r := fjtest.Catch(func() { *pw.Get(kept) = 100 }); !strings.Contains(fmt.Sprint(r), want) {
+		t.Errorf("Get with a worker kept after its task returned: panic %v, want %q", r, want)
+	}
+	if got := pw.Combine(0, func(a, b int) int { return a + b }); got != 1 {
+		t.Errorf("values sum to %d after the refused Gets, want 1 (the holder's)", got)
+	}
+}

@@ -19,8 +19,18 @@ func enter(r pool.Runner) *pool.Worker { return pool.Enter(r) }
 
 // run calls f on a worker of r: inline on w, the caller's worker that
 // enter returned, or, if w is nil, submitted to r's pool and waited for.
-// A panic in f reaches the caller as a *pool.PanicError either way.
-func run(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) {
+// A panic in f reaches the caller as a *pool.PanicError either way, with
+// the call's stop flag set (ctl, the call's control, may be nil: a call
+// without one).
+func run(r pool.Runner, w *pool.Worker, ctl *control, f func(w *pool.Worker)) {
+	returned := false
+	defer ctl.stopUnless(&returned)
+	runOn(r, w, f)
+	returned = true
+}
+
+// runOn is run without the flag.
+func runOn(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) {
 	if w != nil {
 		if p := sched.Capture(func() { f(w) }); p != nil {
 			panic(p.Err)
@@ -32,4 +42,4 @@ func run(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) {
 
 // on is enter and run in one, for entry points that have nothing to
 // decide before they start.
-func on(r pool.Runner, f func(w *pool.Worker)) { run(r, enter(r), f) }
+func on(r pool.Runner, ctl *control, f func(w *pool.Worker)) { run(r, enter(r), ctl, f) }

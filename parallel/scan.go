@@ -29,21 +29,21 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 		panic("parallel: Scan with a nil op")
 	}
 	w := enter(r)
+	// The options first, whatever the input: a WithContext option is
+	// used up, and its context ends when Scan returns, also on a slice
+	// too short to scan.
+	c := parse("Scan", optsLoop, opts)
+	ctl := newControl(&c)
+	defer ctl.finish()
 	n := len(s)
-	if n < 2 {
+	if n < 2 || ctl.stopped() {
 		return
 	}
-	c := parse("Scan", optsLoop, opts)
 	minPiece := c.grain
 	if minPiece == 0 {
 		minPiece = scanMinPiece
 	}
-	ctl := newControl(&c)
-	defer ctl.finish()
-	if ctl.stopped() {
-		return
-	}
-	run(r, w, func(w *pool.Worker) {
+	run(r, w, ctl, func(w *pool.Worker) {
 		pieces := min(4*w.Pool().Workers(), n/minPiece)
 		if pieces < 2 {
 			for i := 1; i < n; i++ {

@@ -1,11 +1,10 @@
 package parallel
 
 import (
-	"cmp"
 	"iter"
-	"slices"
+	"sync"
+	"sync/atomic"
 
-	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
@@ -19,9 +18,30 @@ import (
 //
 // Batches grow from 1 item to 128 (so that a short sequence of expensive
 // items still spreads over the workers); Grain(n) fixes the batch size at
-// n. At most a few batches per worker are pulled ahead of the workers: the
-// puller runs batches itself when they pile up, so memory stays bounded
-// whatever the length of seq.
+// n, and WithContext makes it Grain's or 1, as errgroup runs a goroutine
+// per item. At most a few batches per worker are pulled ahead of the
+// workers: the puller lets its worker run batches when they pile up, so
+// memory stays bounded whatever the length of seq. Under WithContext it
+// counts only the batches that have not started: bodies that wait (on
+// the bodies' context, in a blocking section) do not keep the puller
+// from starting the next item, and every item starts, as every goroutine
+// of an errgroup does.
+//
+// Each batch is published for the other workers as it is made, before
+// seq resumes, so that seq may wait for what the bodies produce: a
+// channel worklist that the bodies feed, ranged over with Grain(1) or
+// WithContext (with batches that grow, the puller would wait for an item
+// that only an item of the batch it is filling can feed). The puller's
+// wait in seq holds its worker: such a sequence needs a pool of two
+// workers or more.
+//
+// seq may also yield from a goroutine of its own (sequentially, and never
+// after it returned, as iter.Seq requires): the batches made there are
+// queued to the pool, whose other workers run them, and are not counted
+// against the look-ahead (that goroutine cannot lend a worker to run
+// them while it waits, and the calling task's worker is held by seq:
+// waiting could wait forever); on a pool of one worker, they run once seq
+// has returned.
 //
 // If body panics, ForSeq stops pulling (seq's yield returns false),
 // skips the batches not started, stops the running ones before their
@@ -36,21 +56,8 @@ func ForSeq[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, e E
 	if body == nil {
 		panic("parallel: ForSeq with a nil body")
 	}
-	c := parse("ForSeq", optsLoop, opts)
-	ctl := newControl(&c)
-	defer ctl.finish()
-	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
-		return func(w *pool.Worker) {
-			flag := &ctl.flag.f
-			for _, e := range items {
-				if flag.Load() {
-					ctl.skip()
-					return
-				}
-				body(w, e)
-			}
-		}
-	})
+	each := func(w *pool.Worker, _ int, e E) error { body(w, e); return nil }
+	seqCall(r, "ForSeq", seq, opts, func([]E) func(*pool.Worker, int, E) error { return each })
 }
 
 // ForSeqErr is ForSeq for a body that can fail, with ForErr's semantics:
@@ -65,25 +72,8 @@ func ForSeqErr[E any](r pool.Runner, seq iter.Seq[E], body func(w *pool.Worker, 
 	if body == nil {
 		panic("parallel: ForSeqErr with a nil body")
 	}
-	c := parse("ForSeqErr", optsLoop, opts)
-	ctl := newControl(&c)
-	defer ctl.finish()
-	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
-		return func(w *pool.Worker) {
-			flag := &ctl.flag.f
-			for _, e := range items {
-				if flag.Load() {
-					ctl.skip()
-					return
-				}
-				if err := body(w, e); err != nil {
-					ctl.fail(err)
-					return
-				}
-			}
-		}
-	})
-	return ctl.finish()
+	each := func(w *pool.Worker, _ int, e E) error { return body(w, e) }
+	return seqCall(r, "ForSeqErr", seq, opts, func([]E) func(*pool.Worker, int, E) error { return each })
 }
 
 // MapSeq returns f(w, e) for every element e of seq, in the order of seq,
@@ -97,27 +87,16 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 	if f == nil {
 		panic("parallel: MapSeq with a nil function")
 	}
-	c := parse("MapSeq", optsLoop, opts)
-	ctl := newControl(&c)
-	defer ctl.finish()
 	// Each batch writes its own slice: the list of batches grows on the
-	// puller while workers fill earlier ones.
+	// puller (on whatever goroutine seq yields from, one at a time)
+	// while workers fill earlier ones.
 	var outs []*[]R
 	total := 0
-	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
+	seqCall(r, "MapSeq", seq, opts, func(items []E) func(*pool.Worker, int, E) error {
 		out := make([]R, len(items))
 		outs = append(outs, &out)
 		total += len(items)
-		return func(w *pool.Worker) {
-			flag := &ctl.flag.f
-			for i, e := range items {
-				if flag.Load() {
-					ctl.skip()
-					return
-				}
-				out[i] = f(w, e)
-			}
-		}
+		return func(w *pool.Worker, i int, e E) error { out[i] = f(w, e); return nil }
 	})
 	res := make([]R, 0, total)
 	for _, o := range outs {
@@ -126,80 +105,190 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 	return res
 }
 
+// seqCall is the one body of ForSeq, ForSeqErr and MapSeq (call names it
+// in panics about its options): it pulls seq in batches and runs each as
+// a task, calling batch(items) on the puller as each batch is cut, then
+// the function it returns for every item of the batch, in order, with
+// the item's index in the batch, until the call stops or one fails. It
+// returns the call's error.
+func seqCall[E any](r pool.Runner, call string, seq iter.Seq[E], opts []Option, batch func(items []E) func(w *pool.Worker, i int, e E) error) error {
+	c := parse(call, optsLoop, opts)
+	ctl := newControl(&c)
+	defer ctl.finish()
+	pullSeq(r, seq, &c, ctl, func(items []E) func(w *pool.Worker) {
+		each := batch(items)
+		return func(w *pool.Worker) {
+			flag := &ctl.flag.f
+			for i, e := range items {
+				if flag.Load() {
+					ctl.skip()
+					return
+				}
+				if err := each(w, i, e); err != nil {
+					ctl.fail(err)
+					return
+				}
+			}
+		}
+	})
+	return ctl.finish()
+}
+
 // seqMaxBatch caps the adaptive batch size of the Seq calls.
 const seqMaxBatch = 128
 
 // pullSeq pulls seq on a worker of r, cuts it into batches, and runs
-// start(batch) for each as a forked task. It returns once every batch has
-// ended. If batches or seq itself panicked, it then raises the panic that
+// start(batch) for each as a task of one group (sched.Group), forked by
+// the puller (see seqPull.submit). It returns once every batch has ended.
+// If batches or seq itself panicked, it then raises the panic that
 // happened first, with the others in its Later (see pool.PanicError): a
 // seq that panics when told to stop, after a body's panic stopped it,
 // loses neither.
 func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, start func(items []E) func(w *pool.Worker)) {
-	on(r, func(w *pool.Worker) {
+	on(r, ctl, func(w *pool.Worker) {
+		sw := sched.From[sched.Worker](w)
+		s := &seqPull{ctl: ctl, w: sw, pool: sw.Pool(), ahead: 4 * sw.Pool().Workers()}
 		size, grow := 1, true
 		if c.grain > 0 {
 			size, grow = c.grain, false
 		}
-		ahead := 4 * w.Pool().Workers() // batches in flight before the puller helps
-		var pending []*forkjoin.Future[struct{}]
-		var panics []*sched.Panic
-		join := func(f *forkjoin.Future[struct{}]) {
-			// A batch's panic comes back from Join as the PanicError
-			// first captured, with its number: Capture keeps it.
-			if p := sched.Capture(func() { f.Join(w) }); p != nil {
-				panics = append(panics, p)
-				ctl.flag.Stop()
-			}
+		if c.body != nil {
+			// WithContext: a task per Grain items, one by default, and
+			// the look-ahead waits for batches to start (seqPull).
+			grow, s.untilStart = false, true
 		}
-		submit := func(items []E) {
-			task := start(items)
-			pending = append(pending, forkjoin.Fork(w, func(w *pool.Worker) struct{} {
-				if ctl.stopped() {
-					ctl.skip()
-					return struct{}{} // the call stopped before this batch started
-				}
-				returned := false
-				defer func() {
-					if !returned {
-						ctl.flag.Stop()
-					}
-				}()
-				task(w)
-				returned = true
-				return struct{}{}
-			}))
-			for len(pending) >= ahead {
-				join(pending[0])
-				pending[0] = nil
-				pending = pending[1:]
-			}
-		}
+		s.group.Open(s)
 
-		// Whatever happens to the pulling, no batch is left behind: join
-		// them all, also while a runtime.Goexit in seq unwinds.
+		// Whatever happens to the pulling, no batch is left behind: wait
+		// for them all, also while a runtime.Goexit in seq unwinds.
 		finished := false
 		defer func() {
 			if !finished {
 				ctl.flag.Stop()
-				for _, f := range pending {
-					join(f)
-				}
+				s.group.Close()
+				s.group.Wait(sw)
 			}
 		}()
-		if p := sched.Capture(func() { pull(seq, size, grow, ctl, submit) }); p != nil {
+		if p := sched.Capture(func() {
+			pull(seq, size, grow, ctl, func(items []E) { s.submit(start(items)) })
+		}); p != nil {
 			ctl.flag.Stop() // skip the batches not started
-			panics = append(panics, p)
+			s.failed(p)
 		}
-		for _, f := range pending {
-			join(f)
-		}
+		s.group.Close()
+		s.group.Wait(sw)
 		finished = true
-		if len(panics) > 0 {
-			panic(firstPanic(panics))
+		if len(s.panics) > 0 {
+			panic(sched.Combine(s.panics...))
 		}
 	})
 }
+
+// seqPull is the state of one Seq call's puller and batches.
+//
+// The look-ahead. The puller keeps at most ahead of the batches it forked
+// in flight: before it forks more, it waits for the oldest to end, or,
+// under WithContext (untilStart), to start, since a batch that has
+// started may wait as long as its bodies wait on the call's context (in
+// blocking sections, which let the worker go on): the puller must go on
+// starting items then, as errgroup's Go does, or the item whose failure
+// would end those waits is never started. Each batch sets a latch of its
+// own for that, kept in order in inFlight; the puller waits for it with
+// WaitFor, which parks it while its worker runs other tasks, the batches
+// first (newest first, the oldest last: which is why it waits for the
+// oldest, not for any one, or a long sequence would keep the oldest
+// batch waiting behind the newer ones).
+//
+// A batch that the group skips (it was canceled by a panic) never sets
+// its latch; the panic wakes the puller instead:
+//
+//	L1  The puller stores the latch it is about to wait for in waiting,
+//	    then loads the stop flag; if it is set, it does not wait.
+//	L2  A failure (failed) sets the flag, then loads waiting and sets
+//	    that latch (an extra Set of a latch is a no-op).
+//	L3  All four are sequentially consistent: either the puller's load
+//	    of the flag comes after its store and it goes on, or failed's load
+//	    of waiting comes after the puller's store and it wakes it.
+//
+// Yields, one at a time, are what touch the puller's own fields (the
+// sequence orders them, as iter.Seq requires), on whatever goroutine seq
+// calls yield from.
+type seqPull struct {
+	group      sched.Group
+	ctl        *control
+	w          *sched.Worker // the puller's worker
+	pool       *sched.Pool
+	ahead      int
+	untilStart bool // WithContext: wait for the oldest batch to start
+
+	inFlight []*sched.Latch              // the latches of the batches in flight, oldest first
+	waiting  atomic.Pointer[sched.Latch] // the one the puller waits for (L1)
+
+	mu     sync.Mutex
+	panics []*sched.Panic
+}
+
+// submit runs task as a batch of the call. On the goroutine holding the
+// puller's worker, it forks it there and publishes it at once: the
+// puller is about to hand control back to seq, which may block (a
+// channel that the bodies feed) or run long without forking again, and a
+// fork left private would stay on this worker, invisible to idle ones,
+// for as long (issue 23). Then it waits while ahead batches are in
+// flight. On any other goroutine (seq yielding from a goroutine of its
+// own, or from a blocking section: holding no worker of the pool, or
+// another one), it queues the batch to the pool, as a fork of the
+// puller's task, and does not wait: that goroutine cannot lend its
+// worker to the batches while it waits (it holds none, or one that is
+// not the puller's), and the puller's worker is held by seq meanwhile.
+func (s *seqPull) submit(task func(w *pool.Worker)) {
+	l := new(sched.Latch)
+	run := func(w *pool.Worker) {
+		if s.untilStart {
+			l.Set()
+		}
+		if s.ctl.stopped() {
+			s.ctl.skip() // the call stopped before this batch started
+		} else {
+			task(w)
+		}
+		if !s.untilStart {
+			l.Set()
+		}
+	}
+	if s.pool.Caller() != s.w {
+		sched.GoOutside(&s.group, s.pool, run)
+		return
+	}
+	sched.Go(&s.group, s.w, run, nil)
+	s.w.Expose()
+	s.inFlight = append(s.inFlight, l)
+	if len(s.inFlight) >= s.ahead {
+		oldest := s.inFlight[0]
+		s.inFlight[0] = nil
+		s.inFlight = s.inFlight[1:]
+		s.waiting.Store(oldest) // L1
+		if !s.ctl.flag.f.Load() {
+			s.w.WaitFor(oldest)
+		}
+	}
+}
+
+// failed records a panic of a batch (as the group's owner, from the
+// worker that ran it) or of seq, stops the call, and wakes the puller
+// (L2): the batches the group skips from now on never set their latches.
+func (s *seqPull) failed(p *sched.Panic) {
+	s.mu.Lock()
+	s.panics = append(s.panics, p)
+	s.mu.Unlock()
+	s.ctl.flag.Stop()
+	if l := s.waiting.Load(); l != nil {
+		l.Set()
+	}
+}
+
+// Failed is failed for the group (sched.GroupOwner): batches report only
+// panics, as their errors go to the control.
+func (s *seqPull) Failed(p *sched.Panic, _ error) { s.failed(p) }
 
 // pull cuts seq into batches and hands each to submit, until seq ends or
 // the call stops.
@@ -234,24 +323,4 @@ func pull[E any](seq iter.Seq[E], size int, grow bool, ctl *control, submit func
 		}
 		submit(batch)
 	}
-}
-
-// firstPanic returns the error to raise for several panics of one call:
-// the one captured first, with the others appended to its Later in the
-// order they were captured, so that errors.Is and errors.As reach all of
-// them. The first is copied, not modified: others may hold it.
-func firstPanic(ps []*sched.Panic) error {
-	slices.SortFunc(ps, func(a, b *sched.Panic) int { return cmp.Compare(a.Seq, b.Seq) })
-	pe, ok := ps[0].Err.(*pool.PanicError)
-	if !ok || len(ps) == 1 {
-		return ps[0].Err
-	}
-	c := *pe
-	c.Later = slices.Clip(c.Later)
-	for _, p := range ps[1:] {
-		if l, ok := p.Err.(*pool.PanicError); ok && l != pe {
-			c.Later = append(c.Later, l)
-		}
-	}
-	return &c
 }

@@ -63,10 +63,10 @@ func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) {
 		return
 	}
 	if n <= sortCutoff {
-		inline(func() { slices.Sort(s) })
+		inline(ctl, func() { slices.Sort(s) })
 		return
 	}
-	run(r, w, func(w *pool.Worker) {
+	run(r, w, ctl, func(w *pool.Worker) {
 		q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
 		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
 	})
@@ -119,10 +119,10 @@ func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...O
 		return
 	}
 	if n <= funcCutoff {
-		inline(func() { slices.SortFunc(s, cmp) })
+		inline(ctl, func() { slices.SortFunc(s, cmp) })
 		return
 	}
-	run(r, w, func(w *pool.Worker) {
+	run(r, w, ctl, func(w *pool.Worker) {
 		q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
 		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
 	})
@@ -165,9 +165,10 @@ func (ctl *control) stoppedNow() bool {
 // inline runs f, a sequential sort, on the calling goroutine and re-raises
 // a panic in it as a *pool.PanicError, as if f had run on a worker: any
 // panic, a nil one included (sched.Capture tells it from a Goexit, which
-// unwinds on).
-func inline(f func()) {
+// unwinds on), with the call's stop flag set (ctl may be nil).
+func inline(ctl *control, f func()) {
 	if p := sched.Capture(f); p != nil {
+		ctl.panicked()
 		panic(p.Err)
 	}
 }

@@ -72,7 +72,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		if n == 1 {
 			// Nothing to sort, but key is called once per element,
 			// and a panic in it is reported as on a longer slice.
-			inline(func() { key(s[0]) })
+			inline(ctl, func() { key(s[0]) })
 		}
 		return
 	}
@@ -82,7 +82,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		// No task pays off; but report a panic in key as the parallel
 		// path does.
 		var or, and uint64
-		inline(func() { or, and = encodeKeys(s, key, rs.k) })
+		inline(ctl, func() { or, and = encodeKeys(s, key, rs.k) })
 		if rs.plan(or, and) {
 			if n > radixInsertionMax { // else sorted in place
 				rs.buf, rs.kbuf = make([]E, n), make([]uint64, n)
@@ -91,7 +91,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		}
 		return
 	}
-	run(r, w, func(w *pool.Worker) {
+	run(r, w, ctl, func(w *pool.Worker) {
 		type bitsSeen struct{ or, and uint64 }
 		keys := loop[bitsSeen, int]{chunk: func(_ *pool.Worker, lo, hi int) bitsSeen {
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])

@@ -65,7 +65,7 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opt
 		return
 	}
 	if n <= stableCutoff {
-		inline(func() { slices.SortStableFunc(s, cmp) })
+		inline(ctl, func() { slices.SortStableFunc(s, cmp) })
 		return
 	}
 	// The depth of the merge tree: even, so that the leaves, which sort in
@@ -74,7 +74,7 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opt
 	for n>>depth > stableLeaf {
 		depth += 2
 	}
-	run(r, w, func(w *pool.Worker) {
+	run(r, w, ctl, func(w *pool.Worker) {
 		// Sorted input needs no buffer, and strictly descending input
 		// only a reversal (no two elements are equal, so that is
 		// stable). On other input these scans stop at once.

@@ -67,6 +67,7 @@
 // calling task's worker, as if the worker had been passed, so it never
 // deadlocks. Close from inside a task of the pool panics. A *Worker used
 // on a goroutine that does not hold it panics with a message naming the
-// mistake, in every build (forks and joins sample the check; run your
-// tests with -race, or the fjdebug build tag, to check every one).
+// mistake, on every call that takes it, forks and joins included, in every
+// build, before the call touches the worker (see Worker for the list and
+// the one exception).
 package pool

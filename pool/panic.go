@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 
 	"github.com/forkjoin/fj/internal/sched"
 )
@@ -24,8 +23,11 @@ import (
 //
 // When several tasks of one join panic (both halves of a Join, several
 // calls of a JoinAll), the joiner raises the panic that was captured
-// first, with the others in Later, in the order they were captured;
-// errors.Is and errors.As look into all of them.
+// first, with all the others in Later, in the order they were captured:
+// one flat list, whatever the nesting of the joins they came through (a
+// JoinAll's calls, a Join in a half of a Join). A panic re-raised by an
+// inner join, and the report of a runtime.Goexit, keep the place of their
+// first capture. errors.Is and errors.As look into all of them.
 //
 //	defer func() {
 //		if r := recover(); r != nil {
@@ -43,8 +45,9 @@ type PanicError struct {
 	// deferred call that recovered the panic, so its top frames are the
 	// panic and the code that raised it.
 	Stack []byte
-	// Later holds the panics of other tasks of the same join that were
-	// captured after this one, if any, in the order they happened.
+	// Later holds the panics of other tasks of the same join, and of the
+	// joins nested in it, that were captured after this one, if any, in
+	// the order they happened. Its entries have no Later of their own.
 	Later []*PanicError
 
 	seq uint64 // when it was captured (internal/sched, capture.go)
@@ -96,15 +99,16 @@ func (abortedError) Error() string {
 
 func (abortedError) Unwrap() error { return ErrGoexit }
 
-// The scheduler captures panics; these make the values it raises.
+// The scheduler captures and combines panics; these make the values it
+// raises and take them apart.
 func init() {
-	sched.SetErrors(recovered, goexitError, attach)
+	sched.SetErrors(recovered, goexitError, split, attach)
 }
 
 // recovered is the PanicError for a value recovered from a panic, called
 // in the deferred function that recovered it (so that the stack it records
 // is the panicking one). A PanicError re-raised by an inner join passes as
-// is.
+// is, with the number of its first capture.
 func recovered(r any, seq uint64) (uint64, error) {
 	if pe, ok := r.(*PanicError); ok && pe != nil {
 		return pe.seq, pe
@@ -112,24 +116,51 @@ func recovered(r any, seq uint64) (uint64, error) {
 	return seq, &PanicError{Value: r, Stack: debug.Stack(), seq: seq}
 }
 
-func goexitError(aborted bool) error {
+// goexitError is the report of a Goexit, captured as number seq: a join
+// that re-raises it and an outer one that captures it again keep that
+// number, so the report keeps its place among the panics of the outer
+// join (it once had 0, and came first whatever had happened before it).
+func goexitError(aborted bool, seq uint64) error {
 	v := ErrGoexit
 	if aborted {
 		v = ErrAbortedByGoexit
 	}
-	return &PanicError{Value: v, Stack: debug.Stack()}
+	return &PanicError{Value: v, Stack: debug.Stack(), seq: seq}
 }
 
-// attach returns a copy of first with later appended to its Later: the
-// first panic is raised as is (its value and stack), and a PanicError
-// that others hold is never modified.
+// split returns the panics of err's Later, each with its number and
+// itself taken apart, and err without its Later (a copy, if it has any: a
+// PanicError that others hold is never modified): what the scheduler
+// combines (sched.Combine) is flat.
+func split(err error) ([]*sched.Panic, error) {
+	pe, ok := err.(*PanicError)
+	if !ok || pe == nil || len(pe.Later) == 0 {
+		return nil, err
+	}
+	c := *pe
+	c.Later = nil
+	later := make([]*sched.Panic, 0, len(pe.Later))
+	for _, l := range pe.Later {
+		if l == nil {
+			continue // only in one a user built
+		}
+		ll, e := split(l)
+		later = append(later, &sched.Panic{Err: e, Seq: l.seq})
+		later = append(later, ll...)
+	}
+	return later, &c
+}
+
+// attach returns a copy of first with later as its Later: the first panic
+// is raised as is (its value and stack), and a PanicError that others
+// hold is never modified.
 func attach(first error, later []error) error {
 	pe, ok := first.(*PanicError)
-	if !ok {
+	if !ok || pe == nil {
 		return first
 	}
 	c := *pe
-	c.Later = slices.Clip(c.Later) // appending copies: pe stays as it was
+	c.Later = make([]*PanicError, 0, len(later))
 	for _, l := range later {
 		if lp, ok := l.(*PanicError); ok {
 			c.Later = append(c.Later, lp)

@@ -25,12 +25,21 @@ type Pool struct {
 // blocking it.
 //
 // A *Worker belongs to the function it was handed to: it must not be used
-// from another goroutine (one you start, or the body of a parallel loop,
-// which gets its own), nor after that function has returned. Every entry
-// point given a *Worker checks this (a nanosecond: the goroutine's id
-// against the worker's holder) and panics with a message that names the
-// mistake; forks and joins check it in builds with the race detector or
-// the fjdebug tag.
+// from another goroutine (one you start, the body of a parallel loop,
+// which gets its own, or a task of another pool), nor after that function
+// has returned. Every call given a *Worker checks this, on every call and
+// in every build, before it touches the worker, and panics with a message
+// that names the mistake: forkjoin.Join, JoinArgs, JoinAll, JoinReduce,
+// Fork, Future.Join, Spawn and Task.Join; every call that takes the worker as its Runner
+// (forkjoin.Invoke, taskblock.Define and DefineErr, Region, every parallel
+// call); Worker.Run; taskblock's Block.RunFrom and GoFrom; and
+// parallel.PerWorker.Get. The check compares the calling goroutine's id
+// with the worker's holder: about a nanosecond, inlined into each fork.
+// (Go's goroutine id is read fast on 386, amd64, arm, arm64 and s390x. On
+// another platform, or a Go release whose runtime layout fj's id reader
+// does not know, reading it parses a stack trace, and forks and joins then
+// check only a sample, unless built with the race detector or the fjdebug
+// tag; the other calls above still check every time.)
 type Worker struct {
 	// The scheduler's worker, the only field (see Pool).
 	_ sched.Worker

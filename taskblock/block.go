@@ -256,8 +256,10 @@ func (b *Block) setErr(err error) {
 	b.group.Cancel()
 }
 
-// outcome returns the panics, in the order they were captured, and the
-// first error, once the block is done.
+// outcome returns the panics, each on its own and in the order they were
+// captured (sched.InOrder: a task's panic that carries those of joins
+// nested in it is taken apart), and the first error, once the block is
+// done.
 func (b *Block) outcome() (Panics, error) {
 	f := b.failure.Load()
 	if f == nil {
@@ -268,20 +270,20 @@ func (b *Block) outcome() (Panics, error) {
 	if len(f.panics) == 0 {
 		return nil, f.err
 	}
-	cs := slices.Clone(f.panics)
-	slices.SortStableFunc(cs, func(a, b capturedPanic) int {
-		switch {
-		case a.p.Seq < b.p.Seq:
-			return -1
-		case a.p.Seq > b.p.Seq:
-			return 1
+	var body, all []*sched.Panic
+	for _, c := range f.panics {
+		all = append(all, c.p)
+		if c.body {
+			body = append(body, c.p)
 		}
-		return 0
-	})
-	ps := make(Panics, len(cs))
-	for i, c := range cs {
-		pe, _ := c.p.Err.(*pool.PanicError)
-		ps[i] = Panic{PanicError: pe, Body: c.body}
+	}
+	bodySeqs := sched.InOrder(body) // the body's panics, and those of its nested joins
+	ordered := sched.InOrder(all)
+	ps := make(Panics, len(ordered))
+	for i, p := range ordered {
+		pe, _ := p.Err.(*pool.PanicError)
+		isBody := slices.ContainsFunc(bodySeqs, func(q *sched.Panic) bool { return q.Seq == p.Seq })
+		ps[i] = Panic{PanicError: pe, Body: isBody}
 	}
 	return ps, f.err
 }

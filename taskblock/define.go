@@ -66,20 +66,20 @@ func run(r pool.Runner, body func(*Block), bodyErr func(*Block) error) (Panics, 
 // task's) and finished; its Panics, which say so, are raised instead.
 func onPool(p *pool.Pool, body func(*Block), bodyErr func(*Block) error) (ps Panics, err error) {
 	var b *Block
-	defer func() {
-		if x := recover(); x != nil {
-			if b != nil && b.finished.Load() {
-				if ps, _ := b.outcome(); ps != nil {
-					panic(ps)
-				}
-			}
-			panic(x)
-		}
-	}()
-	p.Run(func(w *pool.Worker) {
-		b = newBlock(w, bodyErr != nil)
-		b.define(body, bodyErr)
+	x, panicked := sched.Recover(func() {
+		p.Run(func(w *pool.Worker) {
+			b = newBlock(w, bodyErr != nil)
+			b.define(body, bodyErr)
+		})
 	})
+	if panicked {
+		if b != nil && b.finished.Load() {
+			if ps, _ := b.outcome(); ps != nil {
+				panic(ps)
+			}
+		}
+		panic(x)
+	}
 	return b.outcome()
 }
 

@@ -11,9 +11,13 @@ import (
 // Panics is the value Define and DefineErr panic with when the body or
 // tasks of the block panicked: every captured panic, in the order they
 // happened, each with its value, the stack where it was raised, and whether
-// it was the body's (N4411's exception_list). It is an error, and
-// errors.As and errors.Is look into each panic (and into its value, if
-// that is an error):
+// it was the body's (N4411's exception_list). The list is flat: a task
+// whose nested joins panicked several times (a *pool.PanicError with a
+// Later) contributes each of those panics at its place in the order, and
+// none of them has a Later. A panic re-raised by a nested join, and the
+// report of a runtime.Goexit, keep the place of their first capture. It
+// is an error, and errors.As and errors.Is look into each panic (and into
+// its value, if that is an error):
 //
 //	defer func() {
 //		r := recover()

@@ -410,6 +410,7 @@ func TestBlockingSectionMisuse(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		p := pool.New(pool.WithWorkers(workers))
 		other := pool.New(pool.WithWorkers(1))
+		pw := parallel.NewPerWorker(p, func() int { return 0 })
 		calls := []struct {
 			name string
 			call func(w *pool.Worker, b *taskblock.Block)
@@ -420,6 +421,8 @@ func TestBlockingSectionMisuse(t *testing.T) {
 				forkjoin.Join(w, func(*pool.Worker) int { return 0 }, func(*pool.Worker) int { return 0 })
 			}},
 			{"forkjoin.Fork", func(w *pool.Worker, _ *taskblock.Block) { forkjoin.Fork(w, func(*pool.Worker) int { return 0 }) }},
+			{"forkjoin.Spawn", func(w *pool.Worker, _ *taskblock.Block) { forkjoin.Spawn(w, func(*pool.Worker) int { return 0 }) }},
+			{"parallel.PerWorker.Get", func(w *pool.Worker, _ *taskblock.Block) { pw.Get(w) }},
 			{"taskblock.Define", func(w *pool.Worker, _ *taskblock.Block) { taskblock.Define(w, func(*taskblock.Block) {}) }},
 			{"Worker.Run", func(w *pool.Worker, _ *taskblock.Block) { w.Run(func(*pool.Worker) {}) }},
 			{"pool.Region", func(w *pool.Worker, _ *taskblock.Block) { pool.Region(w, "r", func(*pool.Worker) {}) }},

@@ -1,35 +1,75 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+
+	gid "github.com/petermattis/goid"
+)
 
 // The misuse checks catch a *Worker used on a goroutine that does not
 // hold it: a worker captured by a closure that runs elsewhere (the body of
 // a parallel loop using the enclosing task's worker instead of its own),
-// handed to a goroutine the user started, or kept after its task returned.
-// Such a call would push onto, or pop from, a deque that another goroutine
-// owns, corrupting it. The check is a goroutine id read and a load
-// (identity.go): about 2 ns. Every entry point given a *Worker makes it
-// every time (pool.Enter, RunFrom, Worker.Run). On the fork path (a fork
-// and its join, 30 ns with a closure, 10 with JoinArgs) that would be too
-// much, so builds without debug checks sample it (checkDue): the first
-// forks and joins of each task are all checked, which is where a captured
-// worker is first misused (a loop body's first fork), and then one in
-// checkEvery. Builds with the fjdebug tag or the race detector
-// (debug_on.go) check every fork and join.
+// handed to a goroutine the user started, used from a task of another
+// pool, or kept after its task returned. Such a call would push onto, or
+// pop from, a deque that another goroutine owns, corrupting it: the check
+// must come before the call touches the worker, every time. A sample
+// (as fj took before: the first forks of each task, then one in 1024,
+// counted on the worker) lets exactly the classic mistake through: a
+// loop body forking with the enclosing task's worker, whose count is past
+// its first forks, reaches the deque unchecked.
+//
+// The check is "does w.holder hold the calling goroutine's id?"
+// (identity.go, I3): a load of w.holder, on the owner's line that the
+// fork touches anyway, and the goroutine id, which
+// github.com/petermattis/goid reads from the runtime's g through a
+// three-instruction assembly stub. checkDue is that comparison, small
+// enough to be inlined into every fork and join: about a nanosecond, in
+// every build, on every call.
+//
+// Which calls check, always and in every build, before touching the
+// worker: forkjoin.Join, JoinArgs, JoinAll, JoinReduce, Fork,
+// Future.Join, Spawn and Task.Join (checkDue, then checkFork); every call given a *Worker as
+// its Runner (pool.Enter: forkjoin.Invoke, taskblock.Define and
+// DefineErr, pool.Region, every parallel call), pool.Worker.Run,
+// taskblock's RunFrom and GoFrom, and parallel.PerWorker.Get (Check).
+// taskblock's Run and Go take no worker: they find the caller's from its
+// goroutine id (Caller) and panic when it holds none.
+//
+// The one exception is a platform where the fast id is not available or
+// failed its start-up test (I1; goid reads it fast on 386, amd64, arm,
+// arm64 and s390x with the gc compiler): there every id read parses
+// runtime.Stack, microseconds, and checking every fork would make a fork
+// a hundred times dearer. There, and only there, forks and joins sample
+// the check as before (checkFork: the first checkAlways of each task the
+// main loop runs, then one in checkEvery) unless the build has debug
+// checks (the fjdebug tag or the race detector: debug_on.go); the other
+// calls above still check every time.
 
-// checkDue reports whether the fork path's misuse check is due (see
-// above): always in builds with debug checks, and otherwise for the first
-// checkAlways forks and joins of each task the main loop runs and every
-// checkEvery-th one after that. The count is a plain field: a misuse from
-// another goroutine races on it, which can only make a check come earlier
-// or later (builds with the race detector check every time and never
-// touch it).
+// checkDue reports whether the fork path must look closer: true when the
+// calling goroutine does not hold w, and always where the fast id is
+// unavailable (then checkFork decides). goidFast is tested first, so that
+// gid.Get, which parses stacks on platforms without the fast id, is not
+// called there. It is inlined into the forks and joins (an inline cost
+// under the budget: one call, to goid's stub).
 func (w *Worker) checkDue() bool {
-	if debugChecks {
-		return true
+	return !goidFast || gid.Get() != w.holder.Load()
+}
+
+// checkFork is the fork path's check once checkDue reported true: it
+// panics, naming op, unless the calling goroutine holds w. Where the fast
+// id is unavailable, it samples (see above) in builds without debug
+// checks. The count is a plain field: a misuse from another goroutine
+// races on it, which can only make a sampled check come earlier or later.
+//
+//go:noinline
+func (w *Worker) checkFork(op string) {
+	if !goidFast && !debugChecks {
+		w.checks++
+		if w.checks > checkAlways && w.checks%checkEvery != 0 {
+			return
+		}
 	}
-	w.checks++
-	return w.checks <= checkAlways || w.checks%checkEvery == 0
+	w.mustHold(op)
 }
 
 const (
@@ -46,8 +86,14 @@ func (w *Worker) mustHold(op string) {
 }
 
 // Check panics, naming op, unless the calling goroutine holds w: the
-// misuse check of the entry points given a *Worker.
-func (w *Worker) Check(op string) { w.mustHold(op) }
+// misuse check of the calls given a *Worker other than forks and joins,
+// made every time, in every build (the inlined comparison first, then the
+// exact one, which also serves where the fast id is unavailable).
+func (w *Worker) Check(op string) {
+	if w.checkDue() {
+		w.mustHold(op)
+	}
+}
 
 // notHeld panics with the message for a *Worker used on a goroutine that
 // does not hold it.

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math/rand/v2"
 	"sync/atomic"
 	"unsafe"
 )
@@ -154,25 +155,32 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 	// See groupTask: the same function values, typed for *Worker.
 	af := *(*func(*Worker))(unsafe.Pointer(&f))
 	afe := *(*func(*Worker) error)(unsafe.Pointer(&fe))
-	var t *groupTask
-	if st := w.spare(); st != nil {
-		t, _ = st.r.(*groupTask)
-	}
-	if t == nil {
-		if st := w.spareMoved(); st != nil { // J4, after a D5a
-			t, _ = st.r.(*groupTask)
-		}
-	}
-	if t == nil {
-		t = &groupTask{g: g, f: af, fe: afe, owner: w}
-		t.bind(t)
-		w.fork(&t.task)
+	forkGroupTask(w, g, af, afe)
+	return true
+}
+
+// GoOutside queues a task of g that runs f(w') on whichever worker w' of p
+// takes it, on p's injector: Go for a caller that holds no worker of p to
+// fork onto (a sequence that yields from a goroutine of its own while a
+// task of p pulls it). It reports false, queueing nothing, if g has ended
+// (G2: the caller forks on behalf of the opener, before its Close, which
+// keeps n >= 1); a canceled group queues nothing and reports true. g's opener must
+// be a running task of p, which keeps p from being quiescent: unlike an
+// external submission (Pool.Run) it is therefore accepted while p
+// closes, as a fork of that task would be, and a worker runs it (at the
+// latest the opener's, when its Wait parks).
+func GoOutside[W any](g *Group, p *Pool, f func(*W)) bool {
+	if g.Canceled() {
 		return true
 	}
-	t.g, t.f, t.fe, t.owner = g, af, afe, w
-	if !w.reforkFast(&t.task) {
-		w.refork(&t.task)
+	if !g.add() {
+		return false
 	}
+	t := &groupTask{g: g, f: *(*func(*Worker))(unsafe.Pointer(&f))} // see groupTask
+	t.bind(t)
+	p.inj.push(rand.Uint32(), &t.task)
+	p.submitted.Add(1)
+	p.notify(nil)
 	return true
 }
 

@@ -37,8 +37,12 @@ func Goid() int64 { return goid() }
 // trust the fast one. A Go release that moves the id in its g struct
 // makes them differ, and fj then parses stacks: slower, never wrong. The
 // environment variable FJ_GOID=stack forces the slow path (tests use it).
+// On a platform where goid has no fast read (it has one on 386, amd64,
+// arm, arm64 and s390x with the gc compiler: an assembly stub), its Get
+// parses stacks itself, and the answer is false without asking: the fork
+// path's check calls Get only when goidFast is set (debug.go).
 func verifyGoid() bool {
-	if os.Getenv("FJ_GOID") == "stack" {
+	if os.Getenv("FJ_GOID") == "stack" || !goidAsm() {
 		return false
 	}
 	if gid.Get() != stackGoid() {
@@ -47,6 +51,19 @@ func verifyGoid() bool {
 	ok := make(chan bool)
 	go func() { ok <- gid.Get() == stackGoid() }()
 	return <-ok
+}
+
+// goidAsm reports whether goid reads the id with its assembly stub on
+// this platform (the build constraint of the stub in its module).
+func goidAsm() bool {
+	if runtime.Compiler != "gc" {
+		return false
+	}
+	switch runtime.GOARCH {
+	case "386", "amd64", "arm", "arm64", "s390x":
+		return true
+	}
+	return false
 }
 
 // stackGoid returns the calling goroutine's id from the header line

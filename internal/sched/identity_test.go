@@ -190,6 +190,34 @@ func BenchmarkGoid(b *testing.B) {
 var sinkID int64
 var sinkW *Worker
 
+// BenchmarkForkCheck measures the fork path's misuse check (debug.go) on
+// the goroutine that holds the worker: the part of every fork and join
+// that checks, against a loop that does not.
+func BenchmarkForkCheck(b *testing.B) {
+	p := New(Config{Workers: 1, DequeCapacity: 64, Name: "p"})
+	defer p.Close()
+	b.Run("impl=checkDue", func(b *testing.B) {
+		p.Run(func(w *Worker) {
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if w.checkDue() {
+					w.checkFork("BenchmarkForkCheck")
+				}
+			}
+			b.StopTimer()
+		})
+	})
+	b.Run("impl=none", func(b *testing.B) {
+		p.Run(func(w *Worker) {
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sinkW = w
+			}
+			b.StopTimer()
+		})
+	})
+}
+
 // BenchmarkCaller measures the lookup from a task at three stack depths
 // and three pool sizes, and from outside.
 func BenchmarkCaller(b *testing.B) {

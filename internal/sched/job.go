@@ -1,5 +1,7 @@
 package sched
 
+//go:generate go run gen_joins.go
+
 import (
 	"sync/atomic"
 	"unsafe"
@@ -510,9 +512,12 @@ func (w *Worker) execute(t *task) {
 
 // The typed forms.
 
-// The typed forms of the job type (job.go): the joins, futures and group
-// tasks that forkjoin and taskblock offer users, written once here on the
-// protocol's steps and wrapped there in one line each. They are generic in
+// The typed forms of the job type: the joins, futures and group tasks
+// that forkjoin and taskblock offer users, wrapped there in one line
+// each. Their job types are below; the functions that fork and join them
+// (Join, JoinArgs, JoinSlice, Spawn and Spawned.Join, and a group task's
+// fork) are generated into zjoin.go from the one skeleton in gen_joins.go,
+// which states the steps below. They are generic in
 // W, the public worker type (pool.Worker, which consists of a Worker
 // alone: As converts at no cost), so that the functions users pass, which
 // take a *pool.Worker, are called directly, with no adapter closure. Join
@@ -557,7 +562,7 @@ const (
 // recovered (recover works only there), and unwound captures it as Capture
 // would. If j is still forked, it is dropped if nobody has started it, or
 // waited for (no task of a join outlives it, J1-J3), and the error raised
-// is the first of the two panics with the other attached (first). A nil r
+// is the first of the two panics with the other attached (Combine). A nil r
 // is either a Goexit or panic(nil) under GODEBUG=panicnil=1, which cannot
 // be told apart here: it is raised as a panic either way; during a Goexit,
 // the task's Guard recovers that and the Goexit, which no recover stops,
@@ -570,7 +575,7 @@ func (w *Worker) unwound(j *job, state joinState, r any) {
 			// recycled: its fields still hold what was forked.
 			panic(p.Err)
 		}
-		panic(first(p, j.panic))
+		panic(Combine(p, j.panic))
 	}
 	panic(p.Err)
 }
@@ -600,60 +605,6 @@ func (j *funcJob[W, R]) Run(w *Worker) {
 	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w))) })
 }
 
-// Join runs fa and fb, potentially in parallel, and returns both results:
-// forkjoin.Join, which documents it (and whose messages its checks use).
-func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
-	w := (*Worker)(unsafe.Pointer(pw))
-	if w == nil {
-		panic("forkjoin: Join with a nil *pool.Worker")
-	}
-	if fa == nil || fb == nil {
-		panic("forkjoin: Join with a nil function")
-	}
-	if w.checkDue() {
-		w.Check("forkjoin.Join") // panics, naming the mistake
-	}
-	var j *funcJob[W, B]
-	if t := w.spare(); t != nil {
-		j, _ = t.r.(*funcJob[W, B])
-	}
-	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
-			j, _ = t.r.(*funcJob[W, B])
-		}
-	}
-	if j == nil {
-		j = &funcJob[W, B]{f: fb}
-		j.bind(j)
-		w.fork(&j.task)
-	} else {
-		j.f = fb
-		if !w.reforkFast(&j.task) {
-			w.refork(&j.task)
-		}
-	}
-	state := forked
-	defer func() {
-		if state != joined {
-			w.unwound(&j.job, state, recover())
-		}
-	}()
-	a = fa(pw)
-	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		// J1: taken back. Recycle j before running fb: the first fork
-		// inside fb uses this same slot and reuses j.
-		f := j.f
-		j.f = nil
-		w.recycle(&j.task)
-		b = f(pw)
-	} else if p := w.stolen(&j.job, func() { b, j.f, j.res = j.res, nil, *new(B) }); p != nil {
-		panic(p.Err)
-	}
-	state = joined
-	return a, b
-}
-
 // argJob is a forked call f(w, arg): JoinArgs's second call. f is a plain
 // function value and arg travels by value, so nothing is allocated.
 type argJob[W, A, R any] struct {
@@ -665,58 +616,6 @@ type argJob[W, A, R any] struct {
 
 func (j *argJob[W, A, R]) Run(w *Worker) {
 	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w)), j.arg) })
-}
-
-// JoinArgs calls f(w, a) and f(w, b), potentially in parallel:
-// forkjoin.JoinArgs, which documents it (and whose messages its checks
-// use).
-func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
-	w := (*Worker)(unsafe.Pointer(pw))
-	if w == nil {
-		panic("forkjoin: JoinArgs with a nil *pool.Worker")
-	}
-	if f == nil {
-		panic("forkjoin: JoinArgs with a nil function")
-	}
-	if w.checkDue() {
-		w.Check("forkjoin.JoinArgs") // panics, naming the mistake
-	}
-	var j *argJob[W, A, R]
-	if t := w.spare(); t != nil {
-		j, _ = t.r.(*argJob[W, A, R])
-	}
-	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
-			j, _ = t.r.(*argJob[W, A, R])
-		}
-	}
-	if j == nil {
-		j = &argJob[W, A, R]{f: f, arg: b}
-		j.bind(j)
-		w.fork(&j.task)
-	} else {
-		j.f, j.arg = f, b
-		if !w.reforkFast(&j.task) {
-			w.refork(&j.task)
-		}
-	}
-	state := forked
-	defer func() {
-		if state != joined {
-			w.unwound(&j.job, state, recover())
-		}
-	}()
-	ra = f(pw, a)
-	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		arg := j.arg
-		w.recycle(&j.task) // J4, before the nested forks that reuse j
-		rb = f(pw, arg)
-	} else if p := w.stolen(&j.job, func() { rb, j.res = j.res, *new(R) }); p != nil {
-		panic(p.Err)
-	}
-	state = joined
-	return ra, rb
 }
 
 // sliceJob is a forked half of a JoinSlice: the calls f(w, args[i]), their
@@ -732,70 +631,6 @@ type sliceJob[W, A, R any] struct {
 
 func (j *sliceJob[W, A, R]) Run(w *Worker) {
 	j.complete(w, func() { j.res = JoinSlice(w, j.f, j.args, j.out, j.combine) })
-}
-
-// JoinSlice calls f(w, a) for every a of args, of length >= 1, potentially
-// in parallel: the right half forked, the left half here, recursively.
-// With out != nil the results go to out, in order (forkjoin.JoinAll);
-// otherwise they are folded with combine, in order, and returned
-// (forkjoin.JoinReduce).
-func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combine func(a, b R) R) (r R) {
-	if len(args) == 1 {
-		r = f((*W)(unsafe.Pointer(w)), args[0])
-		if out != nil {
-			out[0] = r
-		}
-		return r
-	}
-	if w.checkDue() {
-		w.Check("forkjoin.JoinAll or JoinReduce") // panics, naming the mistake
-	}
-	mid := len(args) / 2
-	var lout, rout []R
-	if out != nil {
-		lout, rout = out[:mid], out[mid:]
-	}
-	var j *sliceJob[W, A, R]
-	if t := w.spare(); t != nil {
-		j, _ = t.r.(*sliceJob[W, A, R])
-	}
-	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
-			j, _ = t.r.(*sliceJob[W, A, R])
-		}
-	}
-	if j == nil {
-		j = &sliceJob[W, A, R]{f: f, args: args[mid:], out: rout, combine: combine}
-		j.bind(j)
-		w.fork(&j.task)
-	} else {
-		j.f, j.args, j.out, j.combine = f, args[mid:], rout, combine
-		if !w.reforkFast(&j.task) {
-			w.refork(&j.task)
-		}
-	}
-	state := forked
-	defer func() {
-		if state != joined {
-			w.unwound(&j.job, state, recover())
-		}
-	}()
-	left := JoinSlice(w, f, args[:mid], lout, combine)
-	var right R
-	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		rargs := j.args
-		j.args, j.out = nil, nil
-		w.recycle(&j.task)
-		right = JoinSlice(w, f, rargs, rout, combine)
-	} else if p := w.stolen(&j.job, func() { right, j.args, j.out, j.res = j.res, nil, nil, *new(R) }); p != nil {
-		panic(p.Err)
-	}
-	if combine != nil {
-		r = combine(left, right)
-	}
-	state = joined
-	return r
 }
 
 // spawnJob is a forked closure that its forker joins exactly once, from
@@ -824,80 +659,6 @@ type Spawned[W, T any] struct {
 	gen uint64
 }
 
-// Spawn forks f onto pw's worker (F1, E1), recycling the job found in the
-// slot it fills (J4): forkjoin.Spawn, which documents it (and whose
-// messages its checks use).
-func Spawn[W, T any](pw *W, f func(*W) T) Spawned[W, T] {
-	w := (*Worker)(unsafe.Pointer(pw))
-	if w == nil {
-		panic("forkjoin: Spawn with a nil *pool.Worker")
-	}
-	if f == nil {
-		panic("forkjoin: Spawn with a nil function")
-	}
-	if w.checkDue() {
-		w.Check("forkjoin.Spawn") // panics, naming the mistake
-	}
-	var j *spawnJob[W, T]
-	if t := w.spare(); t != nil {
-		j, _ = t.r.(*spawnJob[W, T])
-	}
-	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
-			j, _ = t.r.(*spawnJob[W, T])
-		}
-	}
-	if j == nil {
-		j = &spawnJob[W, T]{f: f, owner: w, gen: 1}
-		j.bind(j)
-		w.fork(&j.task)
-	} else {
-		j.f = f
-		j.gen++ // odd: forked
-		if !w.reforkFast(&j.task) {
-			w.refork(&j.task)
-		}
-	}
-	return Spawned[W, T]{j, j.gen}
-}
-
-// Join returns the result of the fork s, running it here if it is still
-// at the bottom of pw's deque (J1) and waiting for it otherwise (J3); it
-// re-raises its panic. pw must be the worker that forked it, and s must
-// not have been joined before.
-func (s Spawned[W, T]) Join(pw *W) (r T) {
-	w := (*Worker)(unsafe.Pointer(pw))
-	j := s.j
-	switch {
-	case j == nil:
-		panic("forkjoin: Join of a zero Task: a Task comes from Spawn")
-	case w == nil:
-		panic("forkjoin: Task.Join with a nil *pool.Worker")
-	case j.owner != w:
-		panic("forkjoin: Task.Join with another worker than the one that spawned it: a Task is joined by the " +
-			"task that spawned it, on its worker; use Fork and Future.Join to join from elsewhere")
-	case j.gen != s.gen:
-		panic("forkjoin: Task joined twice: a Task is joined exactly once; use Fork and Future.Join to read a " +
-			"result more than once")
-	}
-	if w.checkDue() {
-		w.Check("forkjoin.Task.Join") // panics, naming the mistake
-	}
-	j.gen++ // even: joined
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		// J1: taken back. Recycle j before running f: the first fork
-		// inside f uses this same slot and reuses j (J4).
-		f := j.f
-		j.f = nil
-		w.recycle(&j.task)
-		return f(pw)
-	}
-	if p := w.stolen(&j.job, func() { r, j.f, j.res = j.res, nil, *new(T) }); p != nil {
-		panic(p.Err)
-	}
-	return r
-}
-
 // Future is the job of a forkjoin.Future: a forked closure whose outcome
 // stays readable, by any number of joins from any task, for as long as
 // the Future is. It is not recycled: whoever holds it may join it again.
@@ -915,7 +676,7 @@ func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(
 // embeds one in its own type, so that a fork allocates once).
 func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 	if w.checkDue() {
-		w.Check("forkjoin.Fork") // panics, naming the mistake
+		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
 	}
 	f.f, f.owner = fn, w
 	f.bind(f)
@@ -927,7 +688,7 @@ func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 // for it otherwise (J3); it re-raises the future's panic.
 func (f *Future[W, T]) Join(w *Worker) T {
 	if w.checkDue() {
-		w.Check("forkjoin.Future.Join") // panics, naming the mistake
+		w.checkFork("forkjoin.Future.Join") // panics, naming the mistake (debug.go)
 	}
 	if !f.done.IsSet() {
 		if w != f.owner {

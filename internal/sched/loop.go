@@ -113,7 +113,7 @@ func (w *Worker) local() *task {
 // runTask runs a task of the main loop, counted in w's tasks in progress.
 func (w *Worker) runTask(t *task) {
 	w.taskStart()
-	w.checks = 0 // a new task: its first forks and joins are checked (debug.go)
+	w.checks = 0 // a new task: where the fork path samples, its first forks are checked (debug.go)
 	w.loopNest = notNested
 	if trace.IsEnabled() {
 		w.executeTraced(t)
