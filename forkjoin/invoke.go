@@ -20,9 +20,7 @@ func Invoke[T any](r pool.Runner, f func(w *pool.Worker) T) (res T) {
 		panic("forkjoin: Invoke with a nil function")
 	}
 	if w := pool.Enter(r); w != nil {
-		if p := sched.Capture(func() { res = f(w) }); p != nil {
-			panic(p.Err)
-		}
+		sched.RunHere(func() { res = f(w) })
 		return res
 	}
 	return invokeOutside(r.Pool(), f)
@@ -31,6 +29,6 @@ func Invoke[T any](r pool.Runner, f func(w *pool.Worker) T) (res T) {
 // invokeOutside submits f to p from a goroutine outside it: a function of
 // its own, so that only this path allocates the closure.
 func invokeOutside[T any](p *pool.Pool, f func(w *pool.Worker) T) (res T) {
-	p.Run(func(w *pool.Worker) { res = f(w) })
+	sched.RunOutside(sched.From[sched.Pool](p), func(w *pool.Worker) { res = f(w) })
 	return res
 }

@@ -54,9 +54,7 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 		// Small, on a worker that should not split for an idle one: the loop
 		// would run one step, chunk on the whole range. Call it here.
 		var v T
-		if p := sched.Capture(func() { v = chunk(w, lo, hi) }); p != nil {
-			panic(p.Err)
-		}
+		sched.RunHere(func() { v = chunk(w, lo, hi) })
 		return v
 	}
 	l := loop[T, I]{chunk: chunk, combine: combine}

@@ -29,15 +29,20 @@ func run(r pool.Runner, w *pool.Worker, ctl *control, f func(w *pool.Worker)) {
 	returned = true
 }
 
-// runOn is run without the flag.
+// runOn is run without the flag: the two ways to a worker (sched.RunHere,
+// RunOutside) after enter's one lookup of the caller.
 func runOn(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) {
 	if w != nil {
-		if p := sched.Capture(func() { f(w) }); p != nil {
-			panic(p.Err)
-		}
+		sched.RunHere(func() { f(w) })
 		return
 	}
-	r.Pool().Run(f)
+	outside(r, f)
+}
+
+// outside runs f on a worker of r's pool for a caller that holds none
+// (enter returned nil): queued, and waited for.
+func outside(r pool.Runner, f func(w *pool.Worker)) {
+	sched.RunOutside(sched.From[sched.Pool](r.Pool()), f)
 }
 
 // on is enter and run in one, for entry points that have nothing to

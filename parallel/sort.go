@@ -163,14 +163,13 @@ func (ctl *control) stoppedNow() bool {
 }
 
 // inline runs f, a sequential sort, on the calling goroutine and re-raises
-// a panic in it as a *pool.PanicError, as if f had run on a worker: any
-// panic, a nil one included (sched.Capture tells it from a Goexit, which
-// unwinds on), with the call's stop flag set (ctl may be nil).
+// a panic in it as a *pool.PanicError, as if f had run on a worker
+// (sched.RunHere), with the call's stop flag set (ctl may be nil).
 func inline(ctl *control, f func()) {
-	if p := sched.Capture(f); p != nil {
-		ctl.panicked()
-		panic(p.Err)
-	}
+	returned := false
+	defer ctl.stopUnless(&returned)
+	sched.RunHere(f)
+	returned = true
 }
 
 //go:generate go run gen_sort_variants.go

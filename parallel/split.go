@@ -212,14 +212,18 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 		// stack unless it splits.
 		sw := sched.From[sched.Worker](w)
 		outer := sw.LoopMark()
-		if p := sched.Capture(func() { res = l.run(w, 0, n) }); p != nil {
-			sw.LoopStepDone(outer) // the steps the panic unwound did not restore it
-			l.ctl.panicked()
-			panic(p.Err)
-		}
+		returned := false
+		defer func() {
+			if !returned {
+				sw.LoopStepDone(outer) // the steps the panic unwound did not restore it
+			}
+			l.ctl.stopUnless(&returned)
+		}()
+		sched.RunHere(func() { res = l.run(w, 0, n) })
+		returned = true
 	} else {
 		sh := l.share()
-		r.Pool().Run(func(w *pool.Worker) { sh.res = sh.split(w, piece[T, I]{sh, 0, n}) }) // runPiece: a panic sets the flag
+		outside(r, func(w *pool.Worker) { sh.res = sh.split(w, piece[T, I]{sh, 0, n}) }) // runPiece: a panic sets the flag
 		res = sh.res
 	}
 	return res, l.result()

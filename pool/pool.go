@@ -145,23 +145,10 @@ func (p *Pool) Run(f func(w *Worker)) {
 	}
 	if w := p.sched().Caller(); w != nil {
 		// A task of p: run f here, on its worker (no closure escapes).
-		if pe := sched.Capture(func() { f(sched.As[Worker](w)) }); pe != nil {
-			panic(pe.Err)
-		}
+		sched.RunHere(func() { f(sched.As[Worker](w)) })
 		return
 	}
-	p.runOutside(f)
-}
-
-// runOutside submits f from a goroutine that is not a task of p, and
-// waits: a function of its own, so that only this path allocates. A task
-// of another pool waits in a blocking section, so that its worker is not
-// held while p works: otherwise, with every worker of the caller's pool so
-// held, work of p that needs that pool back would never run. The section
-// is a join's (sched.Await): it takes no slot of the caller's pool's cap
-// on sections, so chains A→B→A… complete whatever the caps.
-func (p *Pool) runOutside(f func(w *Worker)) {
-	sched.Await(func() { p.sched().Run(func(w *sched.Worker) { f(sched.As[Worker](w)) }) })
+	sched.RunOutside(p.sched(), f)
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare worker, which
@@ -190,9 +177,5 @@ func (w *Worker) Run(f func(w *Worker)) {
 	}
 	sw := w.sched()
 	sw.Check("Worker.Run")
-	// As on another worker, a panic in f is re-raised as a *PanicError; a
-	// runtime.Goexit in f unwinds on, and the enclosing task reports it.
-	if p := sched.Capture(func() { f(w) }); p != nil {
-		panic(p.Err)
-	}
+	sched.RunHere(func() { f(w) })
 }

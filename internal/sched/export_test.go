@@ -54,6 +54,17 @@ func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 	return all.Load, priv.Load, func() { testHooks = nil }
 }
 
+// Run calls f on one of p's workers, as pool.Pool.Run does: on the
+// caller's worker if it is a task of p (RunHere), else queued and waited
+// for (RunOutside). For the scheduler's own tests.
+func (p *Pool) Run(f func(w *Worker)) {
+	if w := p.Caller(); w != nil {
+		RunHere(func() { f(w) })
+		return
+	}
+	RunOutside(p, f)
+}
+
 // funcTask is a task that runs a function of the public worker type P.
 type funcTask[P any] struct {
 	task

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
@@ -145,31 +146,43 @@ const ClosedMessage = "pool: use of a closed pool (Close has been called; the po
 // Closed reports whether Close has been called.
 func (p *Pool) Closed() bool { return p.closed.Load() }
 
-// Run calls f on one of p's workers and returns once f has returned. A
-// panic in f is re-raised in the caller as a *PanicError. Run panics if the
-// pool is closed.
-//
-// Called from a goroutine outside the pool, Run submits f to the injector
-// and blocks until it is done. Called from inside one of p's own tasks, it
-// runs f right there, on the caller's worker, as if that worker had been
-// passed: blocking a worker of p until p runs f could deadlock.
-func (p *Pool) Run(f func(w *Worker)) {
-	if w := p.Caller(); w != nil {
-		if p := Capture(func() { f(w) }); p != nil {
-			panic(p.Err)
-		}
-		return
+// The two ways a call reaches a pool's worker, which every entry point
+// (pool.Pool.Run, forkjoin.Invoke, taskblock.Define, every parallel call)
+// chooses between after one lookup of its caller (pool.Enter, identity.go
+// I4): RunHere when the caller is a task holding the worker the call runs
+// on, RunOutside when it holds none of the pool's workers. They are two
+// functions, not one taking both paths, so that the closure a caller
+// passes to RunHere does not escape: a call on the caller's own worker
+// allocates nothing.
+
+// RunHere runs f on the calling goroutine, a task's, as a task of its own
+// would run: a panic in f is re-raised as a *PanicError (Capture); a
+// runtime.Goexit unwinds on and the enclosing task reports it.
+func RunHere(f func()) {
+	if p := Capture(f); p != nil {
+		panic(p.Err)
 	}
-	j := &externalJob{f: f}
+}
+
+// RunOutside runs f on one of p's workers for a goroutine that holds none
+// of them, and returns once f has returned, re-raising its panic: it
+// queues f on p's injector and waits for it. A task of another pool waits
+// in a join's section (Await), so that its own worker goes on meanwhile
+// and chains between pools complete like joins. It panics if p is closed.
+// W is the public worker type (As); f receives the worker it runs on.
+func RunOutside[W any](p *Pool, f func(w *W)) {
+	j := &externalJob{f: *(*func(*Worker))(unsafe.Pointer(&f))} // a *W is a *Worker's memory (As)
 	j.bind(j)
-	p.submit(&j.task)
-	p.wait(&j.done)
+	Await(func() {
+		p.submit(&j.task)
+		p.wait(&j.done)
+	})
 	if j.panic != nil {
 		panic(j.panic.Err)
 	}
 }
 
-// externalJob is a function submitted from outside the pool (Run).
+// externalJob is a function submitted from outside the pool (RunOutside).
 type externalJob struct {
 	job
 	f func(w *Worker)
