@@ -3,6 +3,8 @@ package pool
 import (
 	"fmt"
 	"strings"
+
+	"github.com/forkjoin/fj/internal/sched"
 )
 
 // Stats is a snapshot of a pool's counters, per worker and in total.
@@ -83,23 +85,13 @@ func (p *Pool) Stats() Stats {
 	s := Stats{Workers: make([]WorkerStats, len(ss.Workers)), Submitted: ss.Submitted}
 	s.Blocking, s.MostBlocking = ss.Blocking, ss.MostBlocking
 	s.Spares, s.SparesStarted, s.Stalls = ss.Spares, ss.SparesStarted, ss.Stalls
+	var total sched.Counters
 	for i, c := range ss.Workers {
 		s.Workers[i] = WorkerStats(c)
-		s.Total.add(s.Workers[i])
+		total = total.Plus(c)
 	}
+	s.Total = WorkerStats(total)
 	return s
-}
-
-func (a *WorkerStats) add(b WorkerStats) {
-	a.Executed += b.Executed
-	a.Steals += b.Steals
-	a.FailedSteals += b.FailedSteals
-	a.InjectorPops += b.InjectorPops
-	a.Overflows += b.Overflows
-	a.Sleeps += b.Sleeps
-	a.Wakeups += b.Wakeups
-	a.Parks += b.Parks
-	a.Parked += b.Parked
 }
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
@@ -110,25 +102,16 @@ func (s Stats) Sub(earlier Stats) Stats {
 	d.Blocking, d.MostBlocking = s.Blocking, s.MostBlocking
 	d.Spares = s.Spares
 	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
+	var total sched.Counters
 	for i := range s.Workers {
-		a := s.Workers[i]
+		a := sched.Counters(s.Workers[i])
 		if i < len(earlier.Workers) {
-			b := earlier.Workers[i]
-			a = WorkerStats{
-				Executed:     a.Executed - b.Executed,
-				Steals:       a.Steals - b.Steals,
-				FailedSteals: a.FailedSteals - b.FailedSteals,
-				InjectorPops: a.InjectorPops - b.InjectorPops,
-				Overflows:    a.Overflows - b.Overflows,
-				Sleeps:       a.Sleeps - b.Sleeps,
-				Wakeups:      a.Wakeups - b.Wakeups,
-				Parks:        a.Parks - b.Parks,
-				Parked:       a.Parked, // a gauge: the later value
-			}
+			a = a.Minus(sched.Counters(earlier.Workers[i])) // the gauge Parked: the later value
 		}
-		d.Workers[i] = a
-		d.Total.add(a)
+		d.Workers[i] = WorkerStats(a)
+		total = total.Plus(a)
 	}
+	d.Total = WorkerStats(total)
 	return d
 }
 

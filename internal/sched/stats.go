@@ -1,6 +1,9 @@
 package sched
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Counters are one worker's counters; pool.WorkerStats documents them for
 // users and has the same fields, so that one converts to the other.
@@ -23,23 +26,47 @@ type Counters struct {
 // counts in plain variables (an atomic add per task would cost more than a
 // fork) and publishes them whenever it runs out of local work, before it
 // sleeps, every 4096 tasks and when it exits.
-type counters Counters
+type counters = Counters
 
-// publishedCounters is what Snapshot reads.
-type publishedCounters struct {
-	executed, steals, failedSteals, injectorPops, overflows, sleeps, wakeups, parks atomic.Uint64
+// numCounters is the number of Counters' fields, all uint64: Counters is
+// handled as an array of them (fields), so that copying, adding and
+// subtracting are written once (layout_test.go pins the size).
+const numCounters = int(unsafe.Sizeof(Counters{}) / 8)
+
+// fields returns c as an array of its fields, in declaration order.
+func (c *Counters) fields() *[numCounters]uint64 { return (*[numCounters]uint64)(unsafe.Pointer(c)) }
+
+// parkedField is the index of the gauge Parked among the fields.
+const parkedField = numCounters - 1
+
+// Plus returns c and o added field by field: the counters of two workers,
+// or of a worker and the spare that stood in for it.
+func (c Counters) Plus(o Counters) Counters {
+	for i, v := range o.fields() {
+		c.fields()[i] += v
+	}
+	return c
 }
+
+// Minus returns the activity between an earlier snapshot o of the same
+// worker and c: every counter subtracted, and the gauge Parked c's own.
+func (c Counters) Minus(o Counters) Counters {
+	for i, v := range o.fields() {
+		if i != parkedField {
+			c.fields()[i] -= v
+		}
+	}
+	return c
+}
+
+// publishedCounters is what Snapshot reads: the counters but the gauge.
+type publishedCounters [parkedField]atomic.Uint64
 
 // publish copies w's counters where Snapshot can read them. Owner only.
 func (w *Worker) publish() {
-	w.pub.executed.Store(w.counts.Executed)
-	w.pub.steals.Store(w.counts.Steals)
-	w.pub.failedSteals.Store(w.counts.FailedSteals)
-	w.pub.injectorPops.Store(w.counts.InjectorPops)
-	w.pub.overflows.Store(w.counts.Overflows)
-	w.pub.sleeps.Store(w.counts.Sleeps)
-	w.pub.wakeups.Store(w.counts.Wakeups)
-	w.pub.parks.Store(w.counts.Parks)
+	for i := range w.pub {
+		w.pub[i].Store(w.counts.fields()[i])
+	}
 }
 
 // Snapshot is what Pool.Snapshot returns.
@@ -66,16 +93,7 @@ func (p *Pool) Snapshot() Snapshot {
 	}
 	for k := range p.stall.spares {
 		if w := p.spareAt(k); w != nil {
-			c, d := &s.Workers[k], w.snapshot()
-			c.Executed += d.Executed
-			c.Steals += d.Steals
-			c.FailedSteals += d.FailedSteals
-			c.InjectorPops += d.InjectorPops
-			c.Overflows += d.Overflows
-			c.Sleeps += d.Sleeps
-			c.Wakeups += d.Wakeups
-			c.Parks += d.Parks
-			c.Parked += d.Parked
+			s.Workers[k] = s.Workers[k].Plus(w.snapshot())
 		}
 	}
 	s.Blocking, s.MostBlocking = p.blockingStats()
@@ -86,15 +104,10 @@ func (p *Pool) Snapshot() Snapshot {
 
 // snapshot returns w's published counters.
 func (w *Worker) snapshot() Counters {
-	return Counters{
-		Executed:     w.pub.executed.Load(),
-		Steals:       w.pub.steals.Load(),
-		FailedSteals: w.pub.failedSteals.Load(),
-		InjectorPops: w.pub.injectorPops.Load(),
-		Overflows:    w.pub.overflows.Load(),
-		Sleeps:       w.pub.sleeps.Load(),
-		Wakeups:      w.pub.wakeups.Load(),
-		Parks:        w.pub.parks.Load(),
-		Parked:       uint64(max(0, w.parked.Load())),
+	var c Counters
+	for i := range w.pub {
+		c.fields()[i] = w.pub[i].Load()
 	}
+	c.Parked = uint64(max(0, w.parked.Load()))
+	return c
 }
