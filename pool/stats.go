@@ -3,6 +3,7 @@ package pool
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/forkjoin/fj/internal/sched"
 )
@@ -87,12 +88,20 @@ func (p *Pool) Stats() Stats {
 	s.Spares, s.SparesStarted, s.Stalls = ss.Spares, ss.SparesStarted, ss.Stalls
 	var total sched.Counters
 	for i, c := range ss.Workers {
-		s.Workers[i] = WorkerStats(c)
+		s.Workers[i] = workerStats(c)
 		total = total.Plus(c)
 	}
-	s.Total = WorkerStats(total)
+	s.Total = workerStats(total)
 	return s
 }
+
+// workerStats and counters convert between a worker's counters as the
+// scheduler keeps them (an array indexed by counter) and WorkerStats,
+// whose fields are the same counters in the same order: the same memory
+// (layout_test.go pins it).
+func workerStats(c sched.Counters) WorkerStats { return *(*WorkerStats)(unsafe.Pointer(&c)) }
+
+func (w WorkerStats) counters() sched.Counters { return *(*sched.Counters)(unsafe.Pointer(&w)) }
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
 // same pool: the activity in between. The gauges (Parked, Blocking,
@@ -104,14 +113,14 @@ func (s Stats) Sub(earlier Stats) Stats {
 	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
 	var total sched.Counters
 	for i := range s.Workers {
-		a := sched.Counters(s.Workers[i])
+		a := s.Workers[i].counters()
 		if i < len(earlier.Workers) {
-			a = a.Minus(sched.Counters(earlier.Workers[i])) // the gauge Parked: the later value
+			a = a.Minus(earlier.Workers[i].counters()) // the gauge Parked: the later value
 		}
-		d.Workers[i] = WorkerStats(a)
+		d.Workers[i] = workerStats(a)
 		total = total.Plus(a)
 	}
-	d.Total = WorkerStats(total)
+	d.Total = workerStats(total)
 	return d
 }
 

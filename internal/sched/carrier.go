@@ -249,6 +249,23 @@ func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 	return out
 }
 
+// handBack is a holder's safe point once a parked task of w's is
+// resumable (C4): it gives w, held by c, to that task's carrier and, if c
+// stays as a spare, waits until it is handed w again. It reports whether c
+// holds w on return; false: c must exit.
+func (w *Worker) handBack(c *carrier) bool {
+	switch w.yieldToResumable(c) {
+	case spare:
+		if !c.awaitTurn() {
+			return false
+		}
+		w.takeOver(c)
+	case exit:
+		return false
+	}
+	return true
+}
+
 // popResumable takes the most recently resumed carrier; w.hmu is held.
 func (w *Worker) popResumable() *carrier {
 	n := len(w.resumable)

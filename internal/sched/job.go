@@ -389,7 +389,7 @@ func (w *Worker) takeBackFast(t *task) bool {
 	if !w.dq.PopPrivate(t) {
 		return false
 	}
-	w.counts.Executed++
+	w.counts[countExecuted]++
 	return true
 }
 
@@ -408,16 +408,16 @@ func (w *Worker) takeBackSlow(t *task) bool {
 			// back in reverse order of forks); an older one is
 			// skipped when popped.
 			if w.pool.inj.removeLast(uint32(w.id), t) {
-				w.counts.InjectorPops++
+				w.counts[countInjectorPops]++
 			}
-			w.counts.Executed++
+			w.counts[countExecuted]++
 			return true
 		}
 		return false
 	}
 	x := w.dq.Pop()
 	if x == t {
-		w.counts.Executed++
+		w.counts[countExecuted]++
 		w.exposeIfDue() // E2
 		return true
 	}
@@ -483,7 +483,7 @@ func (w *Worker) overflow(t *task) {
 		t.spilled = true
 		batch = append(batch, t) // k == 0 here: within w.spill
 	}
-	w.counts.Overflows += uint64(len(batch))
+	w.counts[countOverflows] += uint64(len(batch))
 	w.pool.inj.pushBatch(uint32(w.id), batch)
 	clear(batch)     // do not keep the tasks reachable from here
 	w.pool.notify(w) // P2 for the injector's tasks, or W2 (stall.md)
@@ -494,8 +494,8 @@ func (w *Worker) execute(t *task) {
 	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
-	w.counts.Executed++
-	if w.counts.Executed%4096 == 0 {
+	w.counts[countExecuted]++
+	if w.counts[countExecuted]%4096 == 0 {
 		w.publish()
 	}
 	if s := t.scope; s != w.scope {

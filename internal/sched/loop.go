@@ -58,14 +58,7 @@ func (w *Worker) hold(c *carrier) {
 				w.runTask(t)
 			}
 		case handingOff:
-			switch w.yieldToResumable(c) {
-			case kept:
-			case spare:
-				if !c.awaitTurn() {
-					return
-				}
-				w.takeOver(c)
-			case exit:
+			if !w.handBack(c) {
 				return
 			}
 			st = running
@@ -100,7 +93,7 @@ func (w *Worker) local() *task {
 	w.tick++
 	if w.tick%injectorEvery == 0 {
 		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
-			w.counts.InjectorPops++
+			w.counts[countInjectorPops]++
 			return t
 		}
 	}

@@ -119,14 +119,14 @@ func (w *Worker) popInjector() *task {
 	if k == 0 {
 		return nil
 	}
-	w.counts.InjectorPops += uint64(k)
+	w.counts[countInjectorPops] += uint64(k)
 	t := w.pull[0]
 	if k > 1 {
 		for _, x := range w.pull[1:k] {
 			if !w.dq.Push(x) {
 				// Not expected (only thieves touch the deque, and
 				// they make room): give it back rather than lose it.
-				w.counts.InjectorPops--
+				w.counts[countInjectorPops]--
 				w.pool.inj.push(uint32(w.id), x)
 			}
 		}
@@ -161,10 +161,10 @@ func (w *Worker) stealWorkers() *task {
 	}
 	if v := w.lastVictim; v >= 0 {
 		if t := ws[v].dq.Steal(); t != nil {
-			w.counts.Steals++
+			w.counts[countSteals]++
 			return t
 		}
-		w.counts.FailedSteals++
+		w.counts[countFailedSteals]++
 	}
 	start := int(w.random() % uint64(n))
 	for i := 0; i < n; i++ {
@@ -177,10 +177,10 @@ func (w *Worker) stealWorkers() *task {
 		}
 		if t := ws[v].dq.Steal(); t != nil {
 			w.lastVictim = v
-			w.counts.Steals++
+			w.counts[countSteals]++
 			return t
 		}
-		w.counts.FailedSteals++
+		w.counts[countFailedSteals]++
 	}
 	return nil
 }

@@ -283,10 +283,10 @@ func (w *Worker) sleep() (cancelled bool) {
 	if testHooks != nil && testHooks.beforePark != nil {
 		testHooks.beforePark(w)
 	}
-	w.counts.Sleeps++
+	w.counts[countSleeps]++
 	w.publish()
 	<-w.wake
-	w.counts.Wakeups++
+	w.counts[countWakeups]++
 	w.leaveSleep(true)
 	return false
 }

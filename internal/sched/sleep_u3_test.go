@@ -68,7 +68,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 	// nothing, just before it blocks on its token.
 	for {
 		ws := p.Snapshot().Workers
-		if ws[0].Sleeps >= 1 {
+		if ws[0][countSleeps] >= 1 {
 			break
 		}
 		time.Sleep(time.Millisecond) // polling a published counter, not a synchronisation by time

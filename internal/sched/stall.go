@@ -417,14 +417,7 @@ func (p *Pool) spareAt(k int) *Worker {
 func (w *Worker) spareHold(c *carrier) {
 	for {
 		if w.resumePending() { // C4
-			switch w.yieldToResumable(c) {
-			case kept:
-			case spare:
-				if !c.awaitTurn() {
-					return
-				}
-				w.takeOver(c)
-			case exit:
+			if !w.handBack(c) {
 				return
 			}
 			continue
@@ -478,7 +471,7 @@ func (w *Worker) stealSpares() *task {
 			continue
 		}
 		if t := s.dq.Steal(); t != nil {
-			w.counts.Steals++
+			w.counts[countSteals]++
 			return t
 		}
 	}

@@ -1,26 +1,30 @@
 package sched
 
-import (
-	"sync/atomic"
-	"unsafe"
-)
+import "sync/atomic"
 
-// Counters are one worker's counters; pool.WorkerStats documents them for
-// users and has the same fields, so that one converts to the other.
-type Counters struct {
-	Executed     uint64
-	Steals       uint64
-	FailedSteals uint64
-	InjectorPops uint64
-	Overflows    uint64
-	Sleeps       uint64
-	Wakeups      uint64
-	Parks        uint64
-	// Parked is a gauge, not a counter: the tasks of the worker parked
-	// in a wait right now (resumable ones included). The owner's working
-	// copy does not use it; Snapshot reads Worker.parked.
-	Parked uint64
-}
+// Counters are one worker's counters, indexed by the constants below.
+// pool.WorkerStats documents them for users, as a struct with one field
+// per counter, of the same type and in the same order (pool's layout
+// test pins that), so that one is the other's memory: the counters are
+// named there and only there.
+type Counters [numCounters]uint64
+
+// The counters, in pool.WorkerStats' order. The last, countParked, is a
+// gauge, not a counter: the tasks of the worker parked in a wait right
+// now (resumable ones included); the owner's working copy does not use
+// it, Snapshot reads Worker.parked.
+const (
+	countExecuted = iota
+	countSteals
+	countFailedSteals
+	countInjectorPops
+	countOverflows
+	countSleeps
+	countWakeups
+	countParks
+	countParked
+	numCounters
+)
 
 // counters is the owner-only working copy of a worker's Counters. A worker
 // counts in plain variables (an atomic add per task would cost more than a
@@ -28,44 +32,31 @@ type Counters struct {
 // sleeps, every 4096 tasks and when it exits.
 type counters = Counters
 
-// numCounters is the number of Counters' fields, all uint64: Counters is
-// handled as an array of them (fields), so that copying, adding and
-// subtracting are written once (layout_test.go pins the size).
-const numCounters = int(unsafe.Sizeof(Counters{}) / 8)
-
-// fields returns c as an array of its fields, in declaration order.
-func (c *Counters) fields() *[numCounters]uint64 { return (*[numCounters]uint64)(unsafe.Pointer(c)) }
-
-// parkedField is the index of the gauge Parked among the fields.
-const parkedField = numCounters - 1
-
-// Plus returns c and o added field by field: the counters of two workers,
-// or of a worker and the spare that stood in for it.
+// Plus returns c and o added counter by counter: the counters of two
+// workers, or of a worker and the spare that stood in for it.
 func (c Counters) Plus(o Counters) Counters {
-	for i, v := range o.fields() {
-		c.fields()[i] += v
+	for i, v := range o {
+		c[i] += v
 	}
 	return c
 }
 
 // Minus returns the activity between an earlier snapshot o of the same
-// worker and c: every counter subtracted, and the gauge Parked c's own.
+// worker and c: every counter subtracted, and the gauge c's own.
 func (c Counters) Minus(o Counters) Counters {
-	for i, v := range o.fields() {
-		if i != parkedField {
-			c.fields()[i] -= v
-		}
+	for i, v := range o[:countParked] {
+		c[i] -= v
 	}
 	return c
 }
 
 // publishedCounters is what Snapshot reads: the counters but the gauge.
-type publishedCounters [parkedField]atomic.Uint64
+type publishedCounters [countParked]atomic.Uint64
 
 // publish copies w's counters where Snapshot can read them. Owner only.
 func (w *Worker) publish() {
 	for i := range w.pub {
-		w.pub[i].Store(w.counts.fields()[i])
+		w.pub[i].Store(w.counts[i])
 	}
 }
 
@@ -106,8 +97,8 @@ func (p *Pool) Snapshot() Snapshot {
 func (w *Worker) snapshot() Counters {
 	var c Counters
 	for i := range w.pub {
-		c.fields()[i] = w.pub[i].Load()
+		c[i] = w.pub[i].Load()
 	}
-	c.Parked = uint64(max(0, w.parked.Load()))
+	c[countParked] = uint64(max(0, w.parked.Load()))
 	return c
 }

@@ -152,7 +152,7 @@ func (w *Worker) WaitFor(e Event) {
 		}
 		// C2: hand the worker off and park until C4 hands it back.
 		s := w.scope     // other carriers run other tasks meanwhile
-		w.counts.Parks++ // here, not in handOff: sections hand off too
+		w.counts[countParks]++ // here, not in handOff: sections hand off too
 		w.parked.Add(1)
 		w.handOff(c, false)
 		c.awaitTurn()
