@@ -151,7 +151,7 @@ func (w *Worker) WaitFor(e Event) {
 			return
 		}
 		// C2: hand the worker off and park until C4 hands it back.
-		s := w.scope     // other carriers run other tasks meanwhile
+		s := w.scope           // other carriers run other tasks meanwhile
 		w.counts[countParks]++ // here, not in handOff: sections hand off too
 		w.parked.Add(1)
 		w.handOff(c, false)
