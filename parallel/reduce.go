@@ -50,7 +50,7 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 		panic("parallel: Reduce with a nil combine function")
 	}
 	w := enter(r)
-	if w != nil && len(opts) == 0 && hi > lo && span(lo, hi) <= minStep && !shouldSplit(w) {
+	if w != nil && len(opts) == 0 && hi > lo && span(lo, hi) <= minStep && !shouldSplit(w, false) {
 		// Small, on a worker that should not split for an idle one: the loop
 		// would run one step, chunk on the whole range. Call it here.
 		var v T

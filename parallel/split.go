@@ -19,10 +19,12 @@ import (
 // oneTBB's auto_partitioner and Rayon's adaptive splitter are relatives):
 // a piece of the range runs as a plain loop, in steps, and before each
 // step asks the scheduler whether to split what remains (ShouldSplit,
-// job.go E3): it does when its worker exposes nothing a thief could take
-// (no published task left in its deque) and holds no private task, so
-// that a worker that turns idle while the step runs, however long the
-// step, finds half of the rest. Then it splits what remains in halves,
+// job.go E3): it does when another worker is idle, or when its worker
+// exposes nothing a thief could take (no published task left in its
+// deque) and more than one step remains, so that a worker that turns idle
+// while the step runs, however long the step, finds half of the rest. A
+// loop of one step on a busy pool (a Reduce of a few elements) runs whole:
+// no task, no allocation. Then it splits what remains in halves,
 // with forkjoin.JoinArgs: it runs the left half itself, lazily again, and
 // an idle worker steals the right half (or, if nobody took it, the join
 // takes it back and runs it the same way). While its worker exposes a
@@ -267,7 +269,7 @@ func (l *loop[T, I]) share() *loop[T, I] {
 
 // shouldSplit reports whether a loop on w should split for an idle worker
 // (see sched.Worker.ShouldSplit).
-func shouldSplit(w *pool.Worker) bool { return sched.From[sched.Worker](w).ShouldSplit() }
+func shouldSplit(w *pool.Worker, more bool) bool { return sched.From[sched.Worker](w).ShouldSplit(more) }
 
 // piece is a part [lo, hi) of a shared loop, for JoinArgs.
 type piece[T any, I constraints.Integer] struct {
@@ -309,7 +311,7 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 			return acc
 		}
 		n := hi - lo
-		if n/2 >= l.grain && sw.ShouldSplit() {
+		if n/2 >= l.grain && sw.ShouldSplit(n > l.step) {
 			mid := lo + n/2
 			sh := l.share()
 			a, b := forkjoin.JoinArgs(w, sh.split, piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})

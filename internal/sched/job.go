@@ -266,13 +266,19 @@ func (w *Worker) exposeIfDue() {
 func (w *Worker) Expose() { w.share() }
 
 // ShouldSplit reports whether a loop running a range sequentially on w
-// should split what remains of it before its next step (E3): w's deque
-// exposes nothing a thief could take, w holds no private task, and the
-// pool has another worker to take the half. A private task left unexposed
-// (by a steal of the last published one) is published instead (E2): it is
-// older than the loop, and usually larger than half of it. While w's deque
-// exposes a task, a loop does not split, so a loop nested in a step of a
-// loop (or a join) that exposes its rest costs what the plain loop costs.
+// should split what remains of it before its next step (E3); more says
+// whether more than one step remains. It does when another worker wants
+// work, or when w's deque exposes nothing a thief could take and more
+// than one step remains (a single step is run whole whoever comes: it is
+// as long as the loop's own split would leave it, and splitting it would
+// only cost a task); and w holds no private task, and the pool has
+// another worker to take the half. A private task left unexposed (by a
+// steal of the last published one) is published instead (E2): it is
+// older than the loop, and usually larger than half of it. While w's
+// deque exposes a task, a loop does not split, so a loop nested in a step
+// of a loop (or a join) that exposes its rest costs what the plain loop
+// costs, and so does a loop of one step on a busy pool (a Reduce of a
+// few elements: no task, no allocation).
 //
 // Loops nested in a step of an enclosing loop (LoopStep) split less, to
 // keep small nested loops cheap: not at all while the enclosing loop has
@@ -283,7 +289,7 @@ func (w *Worker) Expose() { w.share() }
 // a fork and a join per row, whenever a steal left their worker exposing
 // nothing, and an idle worker would steal quarter rows in turn. Only the
 // goroutine holding w may call it.
-func (w *Worker) ShouldSplit() bool {
+func (w *Worker) ShouldSplit(more bool) bool {
 	if w.dq.Private() != 0 {
 		if w.publishDue() {
 			w.share()
@@ -295,7 +301,7 @@ func (w *Worker) ShouldSplit() bool {
 	}
 	switch w.loopNest {
 	case notNested:
-		return true
+		return more || w.pool.wantsWork()
 	case nestedLast:
 		return w.pool.wantsWork()
 	}
