@@ -55,10 +55,10 @@ func (d *Deque[T]) Pop() *T { return d.d.Pop() }
 // nil if the deque is empty or if it lost a race for the top item to Pop or
 // to another Steal; callers that need an answer retry. Without a concurrent
 // Pop or Steal, Steal on a non-empty deque always succeeds.
-func (d *Deque[T]) Steal() *T { return d.d.Steal() }
+func (d *Deque[T]) Steal() *T { return d.d.Stealer().Steal() }
 
 // Len returns the number of items in the deque. Under concurrent use it is
 // only a hint: the two ends are read one after the other, never together,
 // so the result may be off in either direction for the moment the other
 // goroutines take to move them. With no concurrent operations it is exact.
-func (d *Deque[T]) Len() int { return d.d.Len() }
+func (d *Deque[T]) Len() int { return d.d.Stealer().Len() }

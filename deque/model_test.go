@@ -459,7 +459,7 @@ func TestWrapAroundIndicesFarPastCap(t *testing.T) {
 			}
 		}
 	}
-	if got := d.d.Private() + d.d.Len(); got != 0 {
+	if got := d.d.Private() + d.d.Stealer().Len(); got != 0 {
 		t.Fatalf("%d items left, want none", got)
 	}
 	// Now fill to capacity and check fullness still works at large indices.

@@ -15,4 +15,4 @@ func StallWatch(p *Pool) (armed bool, starts, ticks, dumps int64) {
 // Published returns the number of w's published tasks, for tests that
 // depend on the publication policy (job.go, E1). Only w's holder may
 // call it.
-func (w *Worker) Published() int { return w.dq.Len() }
+func (w *Worker) Published() int { return w.dq.Stealer().Len() }

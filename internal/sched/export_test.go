@@ -44,7 +44,7 @@ func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 		beforePark: func(w *Worker) {
 			all.Add(1)
 			for _, v := range w.pool.workers {
-				if v != w && v.dq.PeekPrivate() > 0 {
+				if v != w && v.dq.Stealer().PeekPrivate() > 0 {
 					priv.Add(1)
 					return
 				}

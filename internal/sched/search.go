@@ -160,7 +160,7 @@ func (w *Worker) stealWorkers() *task {
 		return nil
 	}
 	if v := w.lastVictim; v >= 0 {
-		if t := ws[v].dq.Steal(); t != nil {
+		if t := ws[v].dq.Stealer().Steal(); t != nil {
 			w.counts[countSteals]++
 			return t
 		}
@@ -175,7 +175,7 @@ func (w *Worker) stealWorkers() *task {
 		if v == w.index || v == w.lastVictim {
 			continue
 		}
-		if t := ws[v].dq.Steal(); t != nil {
+		if t := ws[v].dq.Stealer().Steal(); t != nil {
 			w.lastVictim = v
 			w.counts[countSteals]++
 			return t

@@ -355,13 +355,13 @@ func (p *Pool) hasWork() bool {
 		return true
 	}
 	for _, v := range p.workers {
-		if v.dq.Len() != 0 {
+		if v.dq.Stealer().Len() != 0 {
 			return true
 		}
 	}
 	if p.stall.live.Load() != 0 { // stall.md, X2
 		for k := range p.stall.spares {
-			if v := p.spareAt(k); v != nil && v.dq.Len() != 0 {
+			if v := p.spareAt(k); v != nil && v.dq.Stealer().Len() != 0 {
 				return true
 			}
 		}

@@ -304,7 +304,7 @@ func (v *stallView) reset() {
 func (p *Pool) stallWork() (queued, resumable int) {
 	queued = int(p.inj.len())
 	for _, w := range p.workers {
-		queued += w.dq.Peek()
+		queued += w.dq.Stealer().Peek()
 		resumable += int(w.nResumable.Load())
 	}
 	return queued, resumable
@@ -327,7 +327,7 @@ func (p *Pool) spareWanted() bool {
 func (p *Pool) published() int {
 	n := int(p.inj.len())
 	for _, w := range p.workers {
-		n += w.dq.Len()
+		n += w.dq.Stealer().Len()
 	}
 	return n
 }
@@ -470,7 +470,7 @@ func (w *Worker) stealSpares() *task {
 		if s == nil || s == w {
 			continue
 		}
-		if t := s.dq.Steal(); t != nil {
+		if t := s.dq.Stealer().Steal(); t != nil {
 			w.counts[countSteals]++
 			return t
 		}

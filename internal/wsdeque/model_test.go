@@ -230,7 +230,7 @@ func (c *checker) fail(format string, args ...any) {
 // with the model.
 func (c *checker) check() {
 	d, m := c.d, c.m
-	if got, want := d.Len(), m.npub; got != want {
+	if got, want := d.Stealer().Len(), m.npub; got != want {
 		c.fail("Len() = %d, want %d", got, want)
 	}
 	if got, want := d.Private(), m.private(); got != want {
@@ -316,7 +316,7 @@ func (c *checker) pop() {
 // model's answer is the only one acceptable.
 func (c *checker) steal() {
 	private := c.m.private()
-	got, want := c.d.Steal(), c.m.steal()
+	got, want := c.d.Stealer().Steal(), c.m.steal()
 	c.log(opRec{op: recSteal, x: got})
 	if got != want {
 		c.fail("Steal() = %s, want %s", show(got), show(want))

@@ -11,7 +11,7 @@ package wsdeque
 // keeps watching, may depend on it. Owners use Count.
 //
 //go:norace
-func (d *Deque[T]) PeekPrivate() int {
+func (d *Stealer[T]) PeekPrivate() int {
 	n := d.bottom - d.pub.Load()
 	if n < 0 {
 		return 0
@@ -24,7 +24,7 @@ func (d *Deque[T]) PeekPrivate() int {
 // shares.
 //
 //go:norace
-func (d *Deque[T]) Peek() int {
+func (d *Stealer[T]) Peek() int {
 	n := d.bottom - d.top.Load()
 	if n < 0 {
 		return 0

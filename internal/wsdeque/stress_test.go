@@ -189,7 +189,7 @@ func startThieves(r *stressRun, d *Deque[item], k int, yield bool) *thieves {
 			defer th.wg.Done()
 			misses := 0
 			for !th.done.Load() {
-				if x := d.Steal(); x != nil {
+				if x := d.Stealer().Steal(); x != nil {
 					r.take(who, x)
 					misses = 0
 				} else if misses++; yield && misses%64 == 0 {
@@ -362,7 +362,7 @@ func stressOwner(t *testing.T, capacity, k, n int, seed uint64) {
 	for pop() {
 	}
 	checkCounts(-1)
-	if c, l := d.Count(), d.Len(); c != 0 || l != 0 {
+	if c, l := d.Count(), d.Stealer().Len(); c != 0 || l != 0 {
 		t.Fatalf("drained: Count() = %d, Len() = %d, want 0, 0", c, l)
 	}
 	th.stop()
@@ -443,7 +443,7 @@ func stressLastItem(t *testing.T, capacity, k, n int) {
 			r.take(byPop, x)
 			popped++
 		}
-		if c, l := d.Count(), d.Len(); c != 0 || l != 0 {
+		if c, l := d.Count(), d.Stealer().Len(); c != 0 || l != 0 {
 			t.Fatalf("round of items %d..%d: Count() = %d, Len() = %d after Pop returned nil, want 0, 0", first, next-1, c, l)
 		}
 		lost += int(prev - int64(first))

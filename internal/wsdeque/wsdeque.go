@@ -19,10 +19,11 @@ const MaxCap = 1 << 30
 
 // Deque is a bounded work-stealing deque of *T with a private end.
 //
-// One goroutine, the owner, calls Push, Pop, Publish, TakeOldest, Spare,
-// Private and Count: they work on the bottom end, last-in first-out. Any
-// goroutine may call Steal, which takes the oldest published item, and
-// Len, the number of published items. Items are indices in an infinite
+// One goroutine, the owner, calls the methods of Deque (Push, Pop,
+// Publish, TakeOldest, Spare, Private, Count, Exposed, ...): they work on
+// the bottom end, last-in first-out. Other goroutines use its Stealer:
+// Steal, which takes the oldest published item, and Len, the number of
+// published items. Items are indices in an infinite
 // array, [top, bottom), and index i lives in slot i mod Cap(). The items in
 // [top, pub) are published: thieves may take them. Those in [pub, bottom)
 // are private: only the owner knows they exist, and it pushes and pops
@@ -272,12 +273,23 @@ func (d *Deque[T]) Pop() *T {
 	return x
 }
 
+// Stealer is a Deque seen from a goroutine that does not own it: the
+// operations any goroutine may call (Steal and Len; Peek and PeekPrivate,
+// diagnostics). The owner's operations are the methods of Deque, and a
+// thief holds a *Stealer (Deque.Stealer), the same memory under a type
+// without them, so that the compiler says what a thief may call
+// (crossbeam-deque's Worker and Stealer).
+type Stealer[T any] Deque[T]
+
+// Stealer returns d as its thieves see it. Any goroutine.
+func (d *Deque[T]) Stealer() *Stealer[T] { return (*Stealer[T])(d) }
+
 // Steal removes and returns the oldest published item. It returns nil if
 // no item is published or if it lost a race for the top item to Pop or to
 // another Steal; callers that need an answer retry. Without a concurrent
 // Pop or Steal, Steal with a published item always succeeds. Any
 // goroutine.
-func (d *Deque[T]) Steal() *T {
+func (d *Stealer[T]) Steal() *T {
 	// D6: load top before pub (see D5): with sequential consistency this
 	// pairs with the owner's store of pub followed by its load of top.
 	t := d.top.Load()
@@ -301,7 +313,7 @@ func (d *Deque[T]) Steal() *T {
 // so the result may be off in either direction for the moment other
 // goroutines take to move them. With no concurrent operations it is
 // exact. Any goroutine.
-func (d *Deque[T]) Len() int {
+func (d *Stealer[T]) Len() int {
 	// Two separate loads: the pair never existed at one instant, so the
 	// result is only a hint. Callers that must not miss work (the pool's
 	// sleep protocol) rely on the sequentially consistent order of these
