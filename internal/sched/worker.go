@@ -21,6 +21,17 @@ import (
 // A *Worker belongs to the task it was handed to: it must not be used from
 // another goroutine, nor after that task has returned. Its methods are not
 // safe for concurrent use.
+//
+// Who may call what. Any goroutine may call ID, Slot and Pool (fixed at
+// creation); held, Held, Check, mustHold and notHeld (the identity check,
+// whose point is to be asked by anyone: identity.go, debug.go); signal
+// (a wake-up token: sleep.go), resume and resumeSection (an event's setter
+// and a section's goroutine make a carrier resumable: carrier.go, C3),
+// inSection (I6), snapshot (Stats) and carrierGroup; and, on another
+// worker's deque, only what its Stealer offers (wsdeque.go). Every other
+// method is the holder's: only the goroutine holding w (its current
+// carrier, carrier.go) calls it, and the deque's owner operations are
+// methods of wsdeque.Deque, which a thief never reaches.
 type Worker struct {
 	// The deque, in the worker rather than behind a pointer: the fork
 	// path reads its owner's fields on every fork and join, and a pointer
