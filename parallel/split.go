@@ -269,7 +269,9 @@ func (l *loop[T, I]) share() *loop[T, I] {
 
 // shouldSplit reports whether a loop on w should split for an idle worker
 // (see sched.Worker.ShouldSplit).
-func shouldSplit(w *pool.Worker, more bool) bool { return sched.From[sched.Worker](w).ShouldSplit(more) }
+func shouldSplit(w *pool.Worker, more bool) bool {
+	return sched.From[sched.Worker](w).ShouldSplit(more)
+}
 
 // piece is a part [lo, hi) of a shared loop, for JoinArgs.
 type piece[T any, I constraints.Integer] struct {

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"runtime"
 	"sync/atomic"
 )
 
@@ -32,9 +33,11 @@ func WatchSearchers() (most func() uint32, stop func()) {
 // published (the greedy property, job.go E1-E4). A private task seen then
 // was forked before the sleeper went idle: forks made while a worker is
 // idle (ctl != 0) are published at once (E1). The count reads other
-// workers' deques racily (wsdeque.PeekPrivate): a diagnostic for tests,
-// exact when the owners are not forking at that moment. No pool may be
-// running while it starts or stops; it replaces other hooks.
+// workers' deques racily (wsdeque.PeekPrivate), and counts only private
+// tasks that stay so while their owner leaves its deque alone
+// (stuckPrivate), not a fork caught between its push and its
+// publication. No pool may be running while it starts or stops; it
+// replaces other hooks.
 func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 	var all, priv atomic.Int64
 	testHooks = &hooks{
@@ -44,7 +47,7 @@ func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 		beforePark: func(w *Worker) {
 			all.Add(1)
 			for _, v := range w.pool.workers {
-				if v != w && v.dq.Stealer().PeekPrivate() > 0 {
+				if v != w && stuckPrivate(v) {
 					priv.Add(1)
 					return
 				}
@@ -63,6 +66,24 @@ func (p *Pool) Run(f func(w *Worker)) {
 		return
 	}
 	RunOutside(p, f)
+}
+
+// stuckPrivate reports whether v holds private tasks that stay private
+// while its owner does not touch its deque: a fork made a moment ago and
+// about to be published by the same fork (E1) is not counted, a fork
+// left private while its owner runs a leaf is. It reads v's deque
+// racily, twice, with a few yields between, during which a forking owner
+// finishes its fork (or makes another, moving its bottom).
+func stuckPrivate(v *Worker) bool {
+	st := v.dq.Stealer()
+	n, b := st.PeekPrivate(), st.PeekBottom()
+	if n == 0 {
+		return false
+	}
+	for range 16 {
+		runtime.Gosched()
+	}
+	return st.PeekPrivate() == n && st.PeekBottom() == b
 }
 
 // funcTask is a task that runs a function of the public worker type P.

@@ -19,6 +19,13 @@ func (d *Stealer[T]) PeekPrivate() int {
 	return int(n)
 }
 
+// PeekBottom returns the owner's bottom index as another goroutine can
+// guess it, with PeekPrivate's caveats: for tests that tell an owner in
+// the middle of a fork (its bottom moves) from one running a leaf.
+//
+//go:norace
+func (d *Stealer[T]) PeekBottom() int64 { return d.bottom }
+
 // Peek returns the number of items, private ones included, as a goroutine
 // other than the owner can guess it: see PeekPrivate, whose caveats it
 // shares.
