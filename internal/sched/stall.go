@@ -209,7 +209,7 @@ func (p *Pool) watchStalls() {
 func (p *Pool) disarmStalls() bool {
 	m := &p.stall
 	p.stallState.Store(stallIdle)
-	if p.ctl.Load() != 0 || !p.hasWork() {
+	if p.wantsWork() || !p.hasWork() {
 		return false
 	}
 	m.mu.Lock()
