@@ -124,6 +124,65 @@ func BenchmarkSortByKey4MCold(b *testing.B) {
 	benchSortMem(b, "twotwotwo", orig, want, peer(sortByKeyTwotwotwo), true)
 }
 
+// BenchmarkSortByKey4MPaired measures the ratios of the SortByKey row on
+// a machine whose load changes from second to second: every iteration
+// sorts the same records with fj's SortByKey, the radix peer and fj's
+// SortFunc, one right after the other, so that the three see the same
+// load, and reports the ratios of their total times (twotwotwo/fj,
+// SortFunc/fj: above 1, SortByKey is ahead) beside each one's time per
+// sort. mem=warm sorts again and again, as BenchmarkSortByKey4M does;
+// mem=cold makes the memory cold (coldMemory) before each sort, as
+// BenchmarkSortByKey4MCold does.
+func BenchmarkSortByKey4MPaired(b *testing.B) {
+	orig, want := recordInput(b)
+	for _, cold := range []bool{false, true} {
+		name := "mem=warm"
+		if cold {
+			name = "mem=cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			setParallelism()
+			p := pool.New()
+			defer p.Close()
+			sorts := []struct {
+				name string
+				sort func([]record)
+				t    time.Duration
+			}{
+				{"fj", sortByKeyFJ(p), 0},
+				{"twotwotwo", sortByKeyTwotwotwo, 0},
+				{"SortFunc", sortFuncFJ(p), 0},
+			}
+			s := make([]record, len(orig))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j := range sorts {
+					x := &sorts[j]
+					b.StopTimer()
+					copy(s, orig)
+					if cold {
+						coldMemory()
+					}
+					b.StartTimer()
+					t0 := time.Now()
+					x.sort(s)
+					x.t += time.Since(t0)
+					b.StopTimer()
+					if !slices.Equal(s, want) {
+						b.Fatalf("%s: the result differs from the sequential sort's", x.name)
+					}
+					b.StartTimer()
+				}
+			}
+			for _, x := range sorts {
+				b.ReportMetric(float64(x.t.Nanoseconds())/float64(b.N), x.name+"-ns/op")
+			}
+			b.ReportMetric(float64(sorts[1].t)/float64(sorts[0].t), "twotwotwo/fj")
+			b.ReportMetric(float64(sorts[2].t)/float64(sorts[0].t), "SortFunc/fj")
+		})
+	}
+}
+
 // coldMemory drops what the garbage collector can drop, caches included,
 // and hands the free memory back to the operating system (see
 // BenchmarkSortByKey4MCold).
