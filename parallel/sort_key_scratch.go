@@ -15,11 +15,13 @@ import (
 // of two ways. Memory the process has not touched yet, or has given back
 // to the system (the runtime's scavenger does so with free memory), costs
 // a page fault, and the kernel's zeroing of the page, the first time each
-// page is touched: 49,152 faults for 192 MB of 4 KiB pages, 200–400 ms on
-// a virtual machine where a fault costs 4–8 µs. Memory the garbage
-// collector freed and the runtime hands out again without giving it back
-// first is zeroed by the runtime, on the allocating goroutine, before
-// make returns: 192 MB cleared by one core while the other workers wait.
+// page is touched: 49,152 faults for 192 MB of 4 KiB pages, at 3.6 to 12
+// µs each on the two-core virtual machine fj is developed on (120 to 410
+// ms per 128 MB touched by one thread, by the load). Memory the garbage
+// collector freed and the runtime hands out again is zeroed by the
+// runtime (unless all of it had gone back to the system), on the
+// allocating goroutine, before make returns: 192 MB cleared by one core,
+// with a fault per page that had gone back, while the other workers wait.
 //
 // So a call gives its scratch back to its element type's cache when it
 // returns, and the next call takes it from there: a program that sorts
@@ -43,9 +45,12 @@ import (
 //     some cache holds a scratch, and is not armed otherwise.
 // C3. A fresh scratch holds zeros only. Its pages are faulted in by the
 //     key pass, which runs on every worker: each piece of the slice maps
-//     its part of buf and of the keys' buffer (prefault: one system call
-//     on Linux, MADV_POPULATE_WRITE; a write of a zero per page
-//     elsewhere, or where the kernel has no such call).
+//     its part of buf, of the keys and of their buffer (prefault: one
+//     system call on Linux, MADV_POPULATE_WRITE; a write of a zero per
+//     page elsewhere, or where the kernel has no such call). The
+//     runtime's own zeroing of reused memory, when make does it, cannot
+//     be spread so: a call that allocates then pays it (C1 makes such
+//     calls rare).
 // C4. With elements that hold pointers, buf is all zero whenever the
 //     scratch is in the cache, so that it keeps no stale copy of an
 //     element, and what the element points to, alive: every range of buf
