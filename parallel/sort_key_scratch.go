@@ -122,7 +122,7 @@ func (sc *keyScratch[E]) release() {
 	sc.fresh, sc.idleGCs = false, 0
 	c.mu.Lock()
 	c.idle = append(c.idle, sc)
-	if max := runtime.GOMAXPROCS(0); len(c.idle) > max {
+	if limit := runtime.GOMAXPROCS(0); len(c.idle) > limit {
 		// Drop the shortest.
 		short := 0
 		for i, x := range c.idle {
@@ -138,6 +138,7 @@ func (sc *keyScratch[E]) release() {
 	gcClock.arm()
 }
 
+// sweep implements scratchSweeper (C2).
 func (c *scratchCache[E]) sweep() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
