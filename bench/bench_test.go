@@ -2,6 +2,7 @@ package bench
 
 import (
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -106,6 +107,92 @@ func BenchmarkSortByKey4M(b *testing.B) {
 	benchSort(b, "twotwotwo", orig, want, peer(sortByKeyTwotwotwo))
 }
 
+// BenchmarkSortByKey4MCold is BenchmarkSortByKey4M on cold memory, the
+// state of a process that sorts for the first time, or for the first time
+// in a while: before every timed sort, coldMemory collects the garbage
+// three times (a cache emptied at the second collection, as a sync.Pool
+// is, or SortByKey's scratch, is then gone) and returns every free page
+// to the operating system, so that memory the sort allocates is faulted
+// in afresh, and zeroed by the kernel, when it is first touched.
+// faults/op (on Unix) shows it: a sort that allocates B bytes takes about
+// B/4096 more faults (4 KiB pages) than it does warm. The slow sequential
+// baseline is left out; BenchmarkSortByKey4M has it.
+func BenchmarkSortByKey4MCold(b *testing.B) {
+	orig, want := recordInput(b)
+	benchSortMem(b, "fj", orig, want, sortByKeyFJ, true)
+	benchSortMem(b, "fj-SortFunc", orig, want, sortFuncFJ, true)
+	benchSortMem(b, "twotwotwo", orig, want, peer(sortByKeyTwotwotwo), true)
+}
+
+// BenchmarkSortByKey4MPaired measures the ratios of the SortByKey row on
+// a machine whose load changes from second to second: every iteration
+// sorts the same records with fj's SortByKey, the radix peer and fj's
+// SortFunc, one right after the other, so that the three see the same
+// load, and reports the ratios of their total times (twotwotwo/fj,
+// SortFunc/fj: above 1, SortByKey is ahead) beside each one's time per
+// sort. mem=warm sorts again and again, as BenchmarkSortByKey4M does;
+// mem=cold makes the memory cold (coldMemory) before each sort, as
+// BenchmarkSortByKey4MCold does.
+func BenchmarkSortByKey4MPaired(b *testing.B) {
+	orig, want := recordInput(b)
+	for _, cold := range []bool{false, true} {
+		name := "mem=warm"
+		if cold {
+			name = "mem=cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			setParallelism()
+			p := pool.New()
+			defer p.Close()
+			sorts := []struct {
+				name string
+				sort func([]record)
+				t    time.Duration
+			}{
+				{"fj", sortByKeyFJ(p), 0},
+				{"twotwotwo", sortByKeyTwotwotwo, 0},
+				{"SortFunc", sortFuncFJ(p), 0},
+			}
+			s := make([]record, len(orig))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j := range sorts {
+					x := &sorts[j]
+					b.StopTimer()
+					copy(s, orig)
+					if cold {
+						coldMemory()
+					}
+					b.StartTimer()
+					t0 := time.Now()
+					x.sort(s)
+					x.t += time.Since(t0)
+					b.StopTimer()
+					if !slices.Equal(s, want) {
+						b.Fatalf("%s: the result differs from the sequential sort's", x.name)
+					}
+					b.StartTimer()
+				}
+			}
+			for _, x := range sorts {
+				b.ReportMetric(float64(x.t.Nanoseconds())/float64(b.N), x.name+"-ns/op")
+			}
+			b.ReportMetric(float64(sorts[1].t)/float64(sorts[0].t), "twotwotwo/fj")
+			b.ReportMetric(float64(sorts[2].t)/float64(sorts[0].t), "SortFunc/fj")
+		})
+	}
+}
+
+// coldMemory drops what the garbage collector can drop, caches included,
+// and hands the free memory back to the operating system (see
+// BenchmarkSortByKey4MCold).
+func coldMemory() {
+	for range 3 {
+		runtime.GC()
+	}
+	debug.FreeOSMemory()
+}
+
 // peer adapts a sort that needs no pool to benchSort.
 func peer[E any](sort func([]E)) func(*pool.Pool) func([]E) {
 	return func(*pool.Pool) func([]E) { return sort }
@@ -130,8 +217,15 @@ func recordInput(b *testing.B) (orig, want []record) {
 // settings are set, in the sub-benchmark, at the GOMAXPROCS of the run.
 // Besides the time it reports the CPU time the process used while
 // sorting (cpu-ns/op, on Unix): the work, which on a machine that other
-// jobs share varies much less than the time does.
+// jobs share varies much less than the time does; and the page faults
+// taken while sorting (faults/op, on Unix): memory touched for the first
+// time, or for the first time since it went back to the system.
 func benchSort[E comparable](b *testing.B, name string, orig, want []E, mk func(p *pool.Pool) func([]E)) {
+	benchSortMem(b, name, orig, want, mk, false)
+}
+
+// benchSortMem is benchSort, on cold memory (see coldMemory) if cold.
+func benchSortMem[E comparable](b *testing.B, name string, orig, want []E, mk func(p *pool.Pool) func([]E), cold bool) {
 	b.Run("impl="+name, func(b *testing.B) {
 		setParallelism()
 		p := pool.New()
@@ -139,16 +233,21 @@ func benchSort[E comparable](b *testing.B, name string, orig, want []E, mk func(
 		sort := mk(p)
 		s := make([]E, len(orig))
 		var cpu time.Duration
+		var faults int64
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			copy(s, orig)
-			c0 := processCPU()
+			if cold {
+				coldMemory()
+			}
+			c0, f0 := processCPU(), pageFaults()
 			b.StartTimer()
 			sort(s)
 			b.StopTimer()
 			cpu += processCPU() - c0
+			faults += pageFaults() - f0
 			if !slices.Equal(s, want) {
 				b.Fatalf("%s: the result differs from the sequential sort's", name)
 			}
@@ -156,6 +255,9 @@ func benchSort[E comparable](b *testing.B, name string, orig, want []E, mk func(
 		}
 		if cpu > 0 {
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+		if faults > 0 {
+			b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
 		}
 	})
 }

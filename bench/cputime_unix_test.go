@@ -16,3 +16,13 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// pageFaults returns the page faults the process has taken so far (minor
+// and major), or 0 if the system cannot tell.
+func pageFaults() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return int64(ru.Minflt + ru.Majflt)
+}

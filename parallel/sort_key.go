@@ -27,17 +27,31 @@ type radixKey interface {
 // SortByKey is a radix sort, for records sorted by a number it is much
 // faster than a comparison sort. It calls key exactly once per element, in
 // parallel, and keeps the keys, as unsigned integers that sort in the same
-// order, next to the elements; it needs a buffer as long as s and two
-// slices of n uint64, 16 bytes per element, besides. It sorts by 8-bit
-// digits, skipping every digit in which all keys agree, so keys that
-// span a small range (say, years, or values under 65536) cost one or two
-// passes whatever their type. A long slice is first split by its most
-// significant digit, in parallel: each worker counts the digits of a piece
-// of the slice, and, once a prefix sum over these counts gives every piece
-// its place in every bucket, moves its elements there, keeping their
-// order. The buckets, small enough to stay in a core's cache, are then
-// sorted by the remaining digits independently, in parallel, least
-// significant digit first.
+// order, next to the elements; its scratch memory is a buffer as long as s
+// and two slices of n uint64, 16 bytes per element, besides (see below for
+// when it is allocated). It sorts by 8-bit digits, skipping every digit in
+// which all keys agree, so keys that span a small range (say, years, or
+// values under 65536) cost one or two passes whatever their type. A long
+// slice is first split by its most significant digit, in parallel: each
+// worker counts the digits of a piece of the slice, and, once a prefix sum
+// over these counts gives every piece its place in every bucket, moves its
+// elements there, keeping their order. The buckets, small enough to stay
+// in a core's cache, are then sorted by the remaining digits
+// independently, in parallel, least significant digit first.
+//
+// A call allocates its scratch memory only if no earlier call left one
+// long enough: when it returns, a call leaves its scratch to the later
+// calls on slices of the same element type, so a program that sorts again
+// and again allocates it once. The scratch kept is freed by the garbage
+// collector once no call has taken it through two collections, as a
+// sync.Pool is emptied, and at most GOMAXPROCS of them are kept per
+// element type (those of calls that ran at the same time). A call that
+// allocates has its workers fault the fresh pages in, each its own part,
+// while they compute the keys: the first touch of fresh memory, a page
+// fault per page, would otherwise cost as much as the sort. If E holds
+// pointers, the scratch is cleared before it is kept, so it keeps no
+// element alive. A slice of at most 32 elements is sorted in place, with
+// only its keys besides.
 //
 // key is called from several workers at once and must be safe for
 // concurrent use. If key panics, SortByKey panics in the caller with a
@@ -76,24 +90,46 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		}
 		return
 	}
-	rs := &radixSorter[E]{s: s, k: make([]uint64, n), ctl: ctl}
+	rs := &radixSorter[E]{s: s, ctl: ctl}
 	rs.lsdMax = max(radixInsertionMax, radixCacheBytes/int(unsafe.Sizeof(*new(E))+8))
+	if n <= radixInsertionMax {
+		// Sorted in place by insertion: no buffer, and too short for
+		// the cache to pay.
+		rs.k = make([]uint64, n)
+		var or, and uint64
+		inline(ctl, func() { or, and = encodeKeys(s, key, rs.k) })
+		if rs.plan(or, and) {
+			rs.lsd(0, n, rs.digits, true)
+		}
+		return
+	}
+	sc := takeScratch[E](n)
+	rs.use(sc)
 	if n <= min(rs.lsdMax, radixSeqMax) {
 		// No task pays off; but report a panic in key as the parallel
 		// path does.
 		var or, and uint64
 		inline(ctl, func() { or, and = encodeKeys(s, key, rs.k) })
 		if rs.plan(or, and) {
-			if n > radixInsertionMax { // else sorted in place
-				rs.buf, rs.kbuf = make([]E, n), make([]uint64, n)
-			}
 			rs.lsd(0, n, rs.digits, true)
 		}
+		sc.release()
 		return
 	}
+	fresh := sc.fresh
 	run(r, w, ctl, func(w *pool.Worker) {
 		type bitsSeen struct{ or, and uint64 }
 		keys := loop[bitsSeen, int]{chunk: func(_ *pool.Worker, lo, hi int) bitsSeen {
+			if fresh {
+				// The first touch of a page of fresh memory
+				// costs a fault and the kernel's zeroing of the
+				// page: spread over the workers here, rather
+				// than taken by whichever pass writes first
+				// (C3 in sort_key_scratch.go).
+				touchPages(rs.buf[lo:hi])
+				touchPages(rs.k[lo:hi])
+				touchPages(rs.kbuf[lo:hi])
+			}
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])
 			return bitsSeen{or, and}
 		}, combine: func(a, b bitsSeen) bitsSeen { return bitsSeen{a.or | b.or, a.and & b.and} }, ctl: ctl}
@@ -105,9 +141,11 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		if !rs.plan(seen.v.or, seen.v.and) {
 			return
 		}
-		rs.buf, rs.kbuf = make([]E, n), make([]uint64, n)
 		rs.sort(w, 0, n, 0, true)
 	})
+	// Not reached if key panicked: the scratch is then left to the
+	// garbage collector, not kept.
+	sc.release()
 }
 
 // encodeKeys stores in ks the key of every element of s, mapped to a
@@ -172,7 +210,35 @@ type radixSorter[E any] struct {
 	// lsdMax is the longest range sorted by lsd: about what fits, twice,
 	// in a core's cache.
 	lsdMax int
-	ctl    *control // the call's, if it has options; nil otherwise
+	// clear is set if E holds pointers: every range of buf is cleared
+	// once the range is final in s, so that the scratch, kept for later
+	// calls, keeps nothing alive (C4 in sort_key_scratch.go).
+	clear bool
+	ctl   *control // the call's, if it has options; nil otherwise
+}
+
+// use sets rs's buffers from sc, which is long enough for s.
+func (rs *radixSorter[E]) use(sc *keyScratch[E]) {
+	n, c := len(rs.s), len(sc.buf)
+	rs.buf = sc.buf[:n]
+	rs.k, rs.kbuf = sc.keys[:n:n], sc.keys[c:c+n:c+n]
+	rs.clear = sc.cache.pointers
+}
+
+// done is called once for every range of s that is final (sorted, or
+// left as it is by a stop), with the range in s: it clears the range's
+// part of buf if E holds pointers, in parallel if the range is long.
+func (rs *radixSorter[E]) done(w *pool.Worker, lo, hi int) {
+	if !rs.clear {
+		return
+	}
+	if hi-lo < radixParMin {
+		clear(rs.buf[lo:hi])
+		return
+	}
+	ForRange(w, lo, hi, func(_ *pool.Worker, lo, hi int) {
+		clear(rs.buf[lo:hi])
+	}, Grain(radixMinPiece))
 }
 
 // plan sets rs.digits from the OR and the AND of all keys, and reports
@@ -219,6 +285,7 @@ func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
 			if !inS {
 				rs.copyBack(w, lo, hi)
 			}
+			rs.done(w, lo, hi)
 			return
 		}
 		n := hi - lo
@@ -243,6 +310,7 @@ func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
 			if !inS {
 				rs.copyBack(w, lo, hi)
 			}
+			rs.done(w, lo, hi)
 			return
 		}
 		if !moved {
@@ -412,6 +480,9 @@ func (rs *radixSorter[E]) lsd(lo, hi int, ds []uint, inS bool) {
 	}
 	if !inS {
 		copy(rs.s[lo:hi], rs.buf[lo:hi])
+	}
+	if rs.clear { // done, for a range short enough to clear here
+		clear(rs.buf[lo:hi])
 	}
 }
 

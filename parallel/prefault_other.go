@@ -1,0 +1,8 @@
+//go:build !linux
+
+package parallel
+
+import "unsafe"
+
+// prefault reports false: the caller writes to the pages itself.
+func prefault(p unsafe.Pointer, n uintptr) bool { return false }
