@@ -278,6 +278,37 @@ func TestGreedyLoopUnderPrivateForkSplits(t *testing.T) {
 	}
 }
 
+// A loop nested in the only step of a loop of one iteration (a For over
+// one image whose body loops over its pixels) is the only work there is:
+// it splits for the worker that turns idle, asleep or not, within one of
+// its steps. Its first item runs until an item has run on the other worker
+// or that worker has parked; the next step must split and wake it.
+func TestGreedyLoopNestedInLastStepSplits(t *testing.T) {
+	fjtest.Deadline(t, 2*time.Minute)
+	for round := range fjtest.Small(10, 3) {
+		var elsewhere atomic.Bool
+		partlyBusy(t, 2, func(w *pool.Worker, release func(), lost func() bool) {
+			me := w.ID()
+			parallel.For(w, 0, 1, func(w *pool.Worker, _ int) {
+				release()
+				parallel.For(w, 0, 60, func(w *pool.Worker, i int) {
+					switch {
+					case w.ID() != me:
+						elsewhere.Store(true)
+					case i == 0:
+						until(func() bool { return elsewhere.Load() || lost() })
+					default:
+						until(elsewhere.Load)
+					}
+				})
+			})
+		})
+		if !elsewhere.Load() {
+			t.Fatalf("round %d: no item of the nested loop ran on the other worker", round)
+		}
+	}
+}
+
 // node is a random tree whose leaves are coarse: each burns its own
 // amount of work.
 type node struct {

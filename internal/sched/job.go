@@ -287,7 +287,9 @@ func (w *Worker) Expose() { w.share() }
 // only while another worker wants work, not merely because nothing is
 // exposed. Without that, the rows of a busy outer loop would each split,
 // a fork and a join per row, whenever a steal left their worker exposing
-// nothing, and an idle worker would steal quarter rows in turn. Only the
+// nothing. (In the last step, an idle worker may still take halves of
+// rows, one after another: the outer loop has nothing larger left, and a
+// loop of one outer iteration must split its inner loop.) Only the
 // goroutine holding w may call it.
 func (w *Worker) ShouldSplit(more bool) bool {
 	if w.dq.Private() != 0 {
