@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -430,5 +431,43 @@ func TestForSeqGoexit(t *testing.T) {
 			}
 		}
 		p.Close()
+	}
+}
+
+// The channel worklist on one worker, with Grain(1) and no blocking
+// section: the puller holds the only worker while it waits in the
+// sequence's range over the channel, and the batch that would feed the
+// channel is queued behind it. The pool's stall rescue (a spare worker,
+// after the stall threshold, here 20 ms) runs it: the call completes, in
+// every build, where it hung before (issue 23, issue 24 item 2).
+func TestForSeqChannelWorklistOneWorker(t *testing.T) {
+	fjtest.Deadline(t, time.Minute)
+	p := pool.New(pool.WithWorkers(1), pool.WithStallThreshold(20*time.Millisecond),
+		pool.WithStallHandler(func(pool.StallReport) {}))
+	defer p.Close()
+	ch := make(chan int, 64)
+	var pending sync.WaitGroup
+	pending.Add(1)
+	ch <- 0
+	seq := iter.Seq[int](func(yield func(int) bool) {
+		go func() { pending.Wait(); close(ch) }()
+		for v := range ch {
+			if !yield(v) {
+				return
+			}
+		}
+	})
+	var seen atomic.Int64
+	parallel.ForSeq(p, seq, func(w *pool.Worker, v int) {
+		seen.Add(1)
+		if v < 20 {
+			pending.Add(2)
+			ch <- 2*v + 1
+			ch <- 2*v + 2
+		}
+		pending.Done()
+	}, parallel.Grain(1))
+	if got := seen.Load(); got != 41 {
+		t.Errorf("the worklist ran %d items, want 41", got)
 	}
 }
