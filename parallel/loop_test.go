@@ -385,7 +385,10 @@ func TestPanicsComeBackAndStopTheLoop(t *testing.T) {
 			parallel.Reduce(p, 0, 100, 0, func(*pool.Worker, int, int) int { panic(boom) }, func(a, b int) int { return a + b })
 		},
 		"Reduce combine": func() {
-			parallel.Reduce(p, 0, 100, 0, func(*pool.Worker, int, int) int { return 1 }, func(a, b int) int { panic(boom) }, parallel.Grain(1))
+			// Deterministic cuts the range into pieces of the grain
+			// whatever the number of workers; a lazy loop on a pool of one
+			// runs as one piece and never combines (GOMAXPROCS=1).
+			parallel.Reduce(p, 0, 100, 0, func(*pool.Worker, int, int) int { return 1 }, func(a, b int) int { panic(boom) }, parallel.Grain(1), parallel.Deterministic())
 		},
 		"Scan": func() { parallel.Scan(p, make([]int, 100000), func(a, b int) int { panic(boom) }) },
 		"Map":  func() { parallel.Map(p, make([]int, 100), func(*pool.Worker, int) int { panic(boom) }) },
