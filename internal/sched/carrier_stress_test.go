@@ -439,7 +439,10 @@ func csCheck(t *testing.T, name string, s int, pr *csProg, got uint64, want csWa
 }
 
 func TestCarrierStressPrograms(t *testing.T) {
-	fjtest.Deadline(t, 60*time.Second)
+	// About 30 s alone with FJ_LONG on 2 cores, and twice that beside the
+	// other packages' tests (go test runs them at once): the deadline
+	// catches a hang, not a slow machine.
+	fjtest.Deadline(t, 5*time.Minute)
 	seeds := small(72, 56)
 	if !fjtest.Long() {
 		seeds = 24 // FJ_LONG (CI) runs them all
@@ -505,7 +508,7 @@ func TestCarrierStressPrograms(t *testing.T) {
 // their unjoined futures all finish before Close returns, and every carrier
 // goroutine (spares included) exits (goleak checks in TestMain).
 func TestCarrierStressCloseWhileParked(t *testing.T) {
-	fjtest.Deadline(t, 60*time.Second)
+	fjtest.Deadline(t, 5*time.Minute) // as TestCarrierStressPrograms
 	seeds := small(40, 24)
 	const depth = 6
 	wants := csWants(seeds, depth)
