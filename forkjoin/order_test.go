@@ -4,12 +4,12 @@ import (
 	"errors"
 	"runtime"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -19,52 +19,15 @@ import (
 // they came through; a panic re-raised by an inner join, and the report of
 // a runtime.Goexit, keep the place of their first capture.
 
-// panicOrder makes the four leaves of a join tree, run on a pool of one
-// worker, panic in a chosen order, each captured before the next panics.
-// Every leaf first waits in a blocking section until all four have
-// started (its worker runs the others meanwhile, so a panic drops none of
-// them); then leaf k's section waits for its turn, and once it has it,
-// leaf k hands the turn on and panics (or calls runtime.Goexit). The next
-// leaf's section returns at once, but its task resumes only when the one
-// worker is free again: after leaf k's panic was captured, which happens
-// where the panic unwinds, before its goroutine gives the worker up.
-type panicOrder struct {
-	started sync.WaitGroup
-	turn    [4]chan struct{}
-	next    [4]int // the leaf whose turn follows, or -1
-	goexit  int    // the leaf that calls runtime.Goexit, or -1
-}
-
+// newPanicOrder is the fixture of these tests (schedtest.PanicOrder),
+// its leaves taking the worker that fj hands them.
 func newPanicOrder(order []int, goexit int) *panicOrder {
-	o := &panicOrder{goexit: goexit}
-	o.started.Add(4)
-	for k := range o.turn {
-		o.turn[k] = make(chan struct{})
-		o.next[k] = -1
-	}
-	for i := 0; i+1 < len(order); i++ {
-		o.next[order[i]] = order[i+1]
-	}
-	go func() {
-		o.started.Wait()
-		close(o.turn[order[0]])
-	}()
-	return o
+	return &panicOrder{schedtest.NewPanicOrder(order, goexit)}
 }
 
-func (o *panicOrder) leaf(w *pool.Worker, k int) int {
-	pool.Blocking(func() {
-		o.started.Done()
-		<-o.turn[k]
-	})
-	if n := o.next[k]; n >= 0 {
-		close(o.turn[n])
-	}
-	if k == o.goexit {
-		runtime.Goexit()
-	}
-	panic(k)
-}
+type panicOrder struct{ *schedtest.PanicOrder }
+
+func (o *panicOrder) leaf(_ *pool.Worker, k int) int { return o.Leaf(k) }
 
 // panicValues returns the values of the PanicError r and of its Later,
 // with "goexit" for a Goexit report, or fails the test if r is not such

@@ -48,8 +48,8 @@ func seqForms(r pool.Runner, seq iter.Seq[int], body func(w *pool.Worker, i int)
 // doc says, and start every item, however many wait: each of n bodies
 // waits (in a blocking section) until all n have started, a barrier that
 // completes only if no item waits behind another in a batch, and none
-// behind the puller's look-ahead. n stays under the pool's default cap on
-// blocking sections (256).
+// behind the puller's look-ahead (with default options: sections are not
+// capped).
 func TestSeqWithContextStartsEveryItem(t *testing.T) {
 	fjtest.Deadline(t, 2*time.Minute)
 	const n = 200
@@ -115,8 +115,7 @@ func errgroupShape(t *testing.T, p *pool.Pool, form string, n, k int) {
 
 // The errgroup shape of issue 24 on the Seq calls: before, the bodies
 // waiting on ctx filled the puller's look-ahead (4 batches per worker)
-// and the failing item beyond it never started: a hang. Item counts stay
-// under the default cap on blocking sections (256).
+// and the failing item beyond it never started: a hang.
 func TestSeqWithContextErrgroupShape(t *testing.T) {
 	fjtest.Deadline(t, 2*time.Minute)
 	const n = 200
@@ -132,13 +131,12 @@ func TestSeqWithContextErrgroupShape(t *testing.T) {
 }
 
 // The errgroup shape at the issue's size: 1,000 items on 2 workers, item
-// 700 failing. 1,000 bodies blocked at once pass the default cap on
-// sections (256, which holds a worker past it: issue 24, item 1, removes
-// that cap by default), so this pool raises the cap; with the default
-// cap gone, it passes with pool.New(pool.WithWorkers(2)).
+// 700 failing, with default options: 1,000 bodies blocked at once, past
+// the cap of 256 that sections had by default before issue 24 (a section
+// past it held its worker, and this hung).
 func TestSeqWithContextErrgroupShapeLarge(t *testing.T) {
 	fjtest.Deadline(t, 2*time.Minute)
-	p := pool.New(pool.WithWorkers(2), pool.WithMaxBlocking(4096))
+	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
 	for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq"} {
 		for rep := 0; rep < 5; rep++ {

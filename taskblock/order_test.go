@@ -2,60 +2,26 @@ package taskblock_test
 
 import (
 	"errors"
-	"runtime"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
 
-// panicOrder makes four leaves, run on a pool of one worker, panic in a
-// chosen order, each captured before the next panics (forkjoin's
-// order_test.go has the same helper and says how): every leaf waits in a
-// blocking section until all have started, then for its turn, hands the
-// turn on and panics (or calls runtime.Goexit).
-type panicOrder struct {
-	started sync.WaitGroup
-	turn    [4]chan struct{}
-	next    [4]int
-	goexit  int
-}
-
+// newPanicOrder is the fixture of these tests (schedtest.PanicOrder),
+// its leaves taking the worker that fj hands them.
 func newPanicOrder(order []int, goexit int) *panicOrder {
-	o := &panicOrder{goexit: goexit}
-	o.started.Add(4)
-	for k := range o.turn {
-		o.turn[k] = make(chan struct{})
-		o.next[k] = -1
-	}
-	for i := 0; i+1 < len(order); i++ {
-		o.next[order[i]] = order[i+1]
-	}
-	go func() {
-		o.started.Wait()
-		close(o.turn[order[0]])
-	}()
-	return o
+	return &panicOrder{schedtest.NewPanicOrder(order, goexit)}
 }
 
-func (o *panicOrder) leaf(_ *pool.Worker, k int) int {
-	pool.Blocking(func() {
-		o.started.Done()
-		<-o.turn[k]
-	})
-	if n := o.next[k]; n >= 0 {
-		close(o.turn[n])
-	}
-	if k == o.goexit {
-		runtime.Goexit()
-	}
-	panic(k)
-}
+type panicOrder struct{ *schedtest.PanicOrder }
+
+func (o *panicOrder) leaf(_ *pool.Worker, k int) int { return o.Leaf(k) }
 
 // Panics lists every panic of the block in the order they were captured,
 // flat (a task's nested join contributes each of its panics at its

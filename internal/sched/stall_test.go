@@ -489,10 +489,20 @@ const stallChildEnv = "FJ_STALL_TEST_CHILD"
 // stallChild is the forgotten section of issue 15's producer and
 // consumer, on one worker, in TestStallReportToStderr's child: the
 // consumer blocks on its receive without a section, holding the only
-// worker, and the producer is queued behind it (submitted from outside,
-// so that it is queued whatever the publication policy does with forks).
+// worker, and the producer is queued behind it (stallConsumerFirst).
 func stallChild() {
 	p := pool.New(pool.WithWorkers(1), pool.WithStallThreshold(stallThreshold))
+	stallConsumerFirst(p)
+	p.Close()
+}
+
+// stallConsumerFirst runs, on p of one worker, a consumer that blocks on
+// its receive without a section, holding the worker, and then the
+// producer it waits for, queued behind it (submitted from outside, so that
+// it is queued whatever the publication policy does with forks); it
+// returns when both have: through a spare, since the consumer holds the
+// only worker until the producer runs.
+func stallConsumerFirst(p *pool.Pool) {
 	ch := make(chan int)
 	started, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -502,7 +512,6 @@ func stallChild() {
 	<-started
 	p.Run(func(*pool.Worker) { ch <- 1 })
 	<-done
-	p.Close()
 }
 
 // Close from the stall handler would wait for the handler: it panics,
@@ -514,15 +523,7 @@ func TestStallCloseFromHandler(t *testing.T) {
 	var msg string
 	p = pool.New(pool.WithWorkers(1), pool.WithStallThreshold(stallThreshold),
 		pool.WithStallHandler(func(pool.StallReport) { msg = fjtest.PanicMessage(fjtest.Catch(p.Close)) }))
-	ch := make(chan int)
-	started, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		p.Run(func(*pool.Worker) { close(started); stallReceive(ch) })
-	}()
-	<-started
-	p.Run(func(*pool.Worker) { ch <- 1 })
-	<-done
+	stallConsumerFirst(p)
 	p.Close()
 	if !strings.Contains(msg, "Close called from the pool's stall handler") {
 		t.Errorf("Close from the handler panicked with %q", msg)
