@@ -1,12 +1,15 @@
 package fj_test
 
 import (
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
+	"github.com/forkjoin/fj/taskblock"
 )
 
 // BenchmarkPartlyBusy times the shapes of issue 23's table on 2 workers:
@@ -57,6 +60,80 @@ func BenchmarkPartlyBusy(b *testing.B) {
 		{"For8x50ms", busy + 4*item, func(w *pool.Worker) {
 			parallel.For(w, 0, 8, func(w *pool.Worker, i int) { hold(item) })
 		}},
+		// Issue 30's rows: Cilk's spawn, spawn, compute, sync. The other
+		// worker, free at 5 ms, takes the oldest spawn and then, at
+		// 105 ms, the middle one, which is private: its forker is in
+		// its leaf until 100 ms and then runs the newest.
+		{"Spawn3+leaf", busy + 2*half, func(w *pool.Worker) {
+			ts := [3]forkjoin.Task[int]{}
+			for i := range ts {
+				ts[i] = forkjoin.Spawn(w, func(w *pool.Worker) int { hold(half); return 0 })
+			}
+			hold(half)
+			for _, t := range ts {
+				t.Join(w)
+			}
+		}},
+		{"Fork3+leaf", busy + 2*half, func(w *pool.Worker) {
+			fs := [3]*forkjoin.Future[int]{}
+			for i := range fs {
+				fs[i] = forkjoin.Fork(w, func(w *pool.Worker) int { hold(half); return 0 })
+			}
+			hold(half)
+			for _, f := range fs {
+				f.Join(w)
+			}
+		}},
+		// 10 ms and 100 ms spawned, then a 100 ms leaf: the other worker
+		// runs the 10 ms task from 5 to 15 ms, then the private 100 ms
+		// one, while the forker is in its leaf.
+		{"Spawn10+100+leaf", busy + 10*time.Millisecond + half, func(w *pool.Worker) {
+			a := forkjoin.Spawn(w, func(w *pool.Worker) int { hold(10 * time.Millisecond); return 0 })
+			c := forkjoin.Spawn(w, func(w *pool.Worker) int { hold(half); return 0 })
+			hold(half)
+			a.Join(w)
+			c.Join(w)
+		}},
+		// Unequal children, 40, 80 and 120 ms, then a 60 ms leaf: the
+		// thief takes them oldest first (5-45, then the private 80 from
+		// 45 to 125), the forker the newest after its leaf (60-180).
+		{"Spawn40+80+120+leaf60", 180 * time.Millisecond, func(w *pool.Worker) {
+			var ts [3]forkjoin.Task[int]
+			for i, d := range []time.Duration{40, 80, 120} {
+				ts[i] = forkjoin.Spawn(w, func(w *pool.Worker) int { hold(d * time.Millisecond); return 0 })
+			}
+			hold(60 * time.Millisecond)
+			for _, t := range ts {
+				t.Join(w)
+			}
+		}},
+		// A task block whose body runs a leaf after its b.Run calls.
+		{"Block3+leaf", busy + 2*half, func(w *pool.Worker) {
+			taskblock.Define(w, func(b *taskblock.Block) {
+				for range 3 {
+					b.Run(func(w *pool.Worker) { hold(half) })
+				}
+				hold(half)
+			})
+		}},
+		// A deeper tree: two spawned subtrees, each spawning two 50 ms
+		// leaves and running a third, then a 50 ms leaf at the root:
+		// 7 leaves of 50 ms, 350 ms of work on 2 workers after 5 ms.
+		{"Tree2x3+leaf", busy + 4*item, func(w *pool.Worker) {
+			sub := func(w *pool.Worker) int {
+				l1 := forkjoin.Spawn(w, func(w *pool.Worker) int { hold(item); return 0 })
+				l2 := forkjoin.Spawn(w, func(w *pool.Worker) int { hold(item); return 0 })
+				hold(item)
+				l1.Join(w)
+				l2.Join(w)
+				return 0
+			}
+			a := forkjoin.Spawn(w, sub)
+			c := forkjoin.Spawn(w, sub)
+			hold(item)
+			a.Join(w)
+			c.Join(w)
+		}},
 	}
 	for _, c := range cases {
 		b.Run("case="+c.name, func(b *testing.B) {
@@ -86,4 +163,52 @@ func BenchmarkPartlyBusy(b *testing.B) {
 			b.ReportMetric(ms/ideal, "ratio")
 		})
 	}
+}
+
+// BenchmarkGenerator is issue 30's generator: a task block whose body
+// calls b.Run 1,000 times in a loop, each task holding its worker about
+// 50 µs, on 2 workers; beside it, the same tasks as a goroutine each
+// with a WaitGroup, in the same run. An idle worker takes half of what
+// the generator queued at each steal (wsdeque.md, G1), so the tasks are
+// spread in a few steals, not one per task: steals/op is the tasks
+// taken from another deque, stealops/op the steals that took them.
+func BenchmarkGenerator(b *testing.B) {
+	const (
+		n    = 1000
+		each = 50 * time.Microsecond
+	)
+	hold := func(d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
+	}
+	b.Run("impl=fj", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(2))
+		defer p.Close()
+		before := p.Stats()
+		b.ReportAllocs()
+		for range b.N {
+			taskblock.Define(p, func(blk *taskblock.Block) {
+				for range n {
+					blk.Run(func(w *pool.Worker) { hold(each) })
+				}
+			})
+		}
+		d := p.Stats().Sub(before)
+		b.ReportMetric(float64(d.Total.Steals)/float64(b.N), "steals/op")
+		b.ReportMetric(float64(d.Total.StealOps)/float64(b.N), "stealops/op")
+		b.ReportMetric(float64(d.Total.Sleeps)/float64(b.N), "sleeps/op")
+	})
+	b.Run("impl=goroutines", func(b *testing.B) {
+		prev := runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(prev)
+		b.ReportAllocs()
+		for range b.N {
+			var wg sync.WaitGroup
+			for range n {
+				wg.Add(1)
+				go func() { defer wg.Done(); hold(each) }()
+			}
+			wg.Wait()
+		}
+	})
 }

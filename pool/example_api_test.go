@@ -346,7 +346,7 @@ func ExampleStats_String() {
 	fmt.Println(lines[0])
 	fmt.Println(lines[len(lines)-1])
 	// Output:
-	// worker      executed     steals       failed  injector  overflow   sleeps  wakeups    parks  parked
+	// worker      executed     steals  stealops  private       failed  injector  overflow   sleeps  wakeups    parks  parked
 	// submitted from outside: 3
 }
 

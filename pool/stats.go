@@ -49,7 +49,8 @@ type WorkerStats struct {
 	// Executed counts the tasks the worker ran, including forks it took
 	// back from its own deque and ran inline.
 	Executed uint64
-	// Steals counts tasks taken from other workers' deques.
+	// Steals counts tasks taken from other workers' deques (StealOps
+	// counts the steals, each of which may take several).
 	Steals uint64
 	// FailedSteals counts steal attempts that came back empty: the victim
 	// had nothing, or another thief won the race.
@@ -69,6 +70,19 @@ type WorkerStats struct {
 	// documentation, "Waiting"). A join parks when what it joins was stolen, or when
 	// it joins out of order (other forks of its are in the way).
 	Parks uint64
+	// StealOps counts the steals that took tasks from another worker's
+	// deque: a thief takes half of what a deque offers at once, so a
+	// generator that queued n tasks is spread in O(log n) steals
+	// (Steals/StealOps tasks per steal).
+	StealOps uint64
+	// PrivateSteals counts the tasks taken before their forker had
+	// published them (a fork made while every worker was busy, left
+	// behind when a thief took its forker's older ones): an idle worker
+	// takes those too, paying a process-wide memory barrier, so ready
+	// work never waits for its forker's current task to end. It is zero
+	// where the platform has no such barrier (see the package
+	// documentation, "Greedy").
+	PrivateSteals uint64
 	// Parked is a gauge, not a counter: the number of the worker's tasks
 	// parked in a wait at the moment of the snapshot, those whose wait is
 	// over and that wait for the worker to come back to them included.
@@ -128,11 +142,11 @@ func (s Stats) Sub(earlier Stats) Stats {
 // total, then the pool-wide figures.
 func (s Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %12s %10s %12s %9s %9s %8s %8s %8s %7s\n",
-		"worker", "executed", "steals", "failed", "injector", "overflow", "sleeps", "wakeups", "parks", "parked")
+	fmt.Fprintf(&b, "%-7s %12s %10s %9s %8s %12s %9s %9s %8s %8s %8s %7s\n",
+		"worker", "executed", "steals", "stealops", "private", "failed", "injector", "overflow", "sleeps", "wakeups", "parks", "parked")
 	row := func(name string, w WorkerStats) {
-		fmt.Fprintf(&b, "%-7s %12d %10d %12d %9d %9d %8d %8d %8d %7d\n", name,
-			w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.Parked)
+		fmt.Fprintf(&b, "%-7s %12d %10d %9d %8d %12d %9d %9d %8d %8d %8d %7d\n", name,
+			w.Executed, w.Steals, w.StealOps, w.PrivateSteals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.Parked)
 	}
 	for i, w := range s.Workers {
 		row(fmt.Sprint(i), w)

@@ -264,6 +264,7 @@ func {{.Sig}} {
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
 		// J1: taken back. Recycled before it runs here: the first
 		// fork inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
 		{{.Inline}}
 	} else if p := w.stolen(&j.job, func() { {{.Take}} }); p != nil {
 		panic(p.Err)

@@ -10,6 +10,7 @@ import (
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
 	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/wsdeque"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -354,16 +355,30 @@ func walkKids(w *pool.Worker, kids []*node, first *func()) int {
 
 // Random trees of coarse leaves, started while every other worker is busy
 // and released by the first leaf (so that every fork on the way down to it
-// is made while every worker is busy), on 2 to 64 workers. The count of sleeps while a
-// fork was private is logged and bounded, not zero: by design (job.go,
-// "The bound") a thief that takes a worker's last exposed fork leaves
-// that worker's younger forks private until its next fork or join, and
-// other workers that turn idle in that window park. Each such sleep thus
-// follows a steal: at most n-1 of them per steal. Before exposure (E1),
-// forks made while every worker was busy were never exposed: nothing was
-// stolen, and every idle worker slept until their forker forked again.
+// is made while every worker is busy), on 2 to 64 workers. No worker may
+// sleep while another holds a queued fork, private ones included: a thief
+// that takes a worker's last exposed fork leaves that worker's younger
+// forks private, and an idle worker takes those too (wsdeque.md, D8; G2;
+// sleep.md, S2a). Where the platform has no heavy barrier, private tasks
+// wait for their forker, and the count is bounded by n-1 per steal, as
+// it was before private steals.
 func TestGreedyRandomTreesOfCoarseLeaves(t *testing.T) {
 	fjtest.Deadline(t, 5*time.Minute)
+	greedyTrees(t, "Join", walk)
+}
+
+// The same with nodes written as Cilk writes them: spawn every child but
+// the last (Spawn, or Fork and Future.Join), run the last child's subtree,
+// then join the spawned ones. The forks of a node are siblings in one
+// deque, so a thief that takes the oldest leaves the younger ones private
+// while the node's own subtree runs: the shape of issue 30's table.
+func TestGreedyRandomTreesSpawnThenLeaf(t *testing.T) {
+	fjtest.Deadline(t, 5*time.Minute)
+	t.Run("Spawn", func(t *testing.T) { greedyTrees(t, "Spawn", walkSpawn) })
+	t.Run("Fork", func(t *testing.T) { greedyTrees(t, "Fork", walkFork) })
+}
+
+func greedyTrees(t *testing.T, form string, walk func(w *pool.Worker, n *node, first *func()) int) {
 	for _, n := range []int{2, 4, 8, 64} {
 		var lost, steals, leaves int64
 		for seed := range uint64(fjtest.Small(6, 2)) {
@@ -374,10 +389,49 @@ func TestGreedyRandomTreesOfCoarseLeaves(t *testing.T) {
 			lost += l
 			steals += s
 		}
-		t.Logf("%d workers: %d sleeps while a fork was private, %d steals, %d leaves", n, lost, steals, leaves)
-		if lost > steals*int64(n-1) {
-			t.Errorf("%d workers: %d sleeps while a fork was private, more than %d per steal (%d steals)",
-				n, lost, n-1, steals)
+		t.Logf("%s, %d workers: %d sleeps while a fork was private, %d steals, %d leaves", form, n, lost, steals, leaves)
+		if !wsdeque.PrivateSteals() {
+			if lost > steals*int64(n-1) {
+				t.Errorf("%s, %d workers: %d sleeps while a fork was private, more than %d per steal (%d steals)",
+					form, n, lost, n-1, steals)
+			}
+			continue
+		}
+		if lost != 0 {
+			t.Errorf("%s, %d workers: %d sleeps while a fork was private, want 0", form, n, lost)
 		}
 	}
+}
+
+// walkSpawn is walk with a node's children spawned, the last one run
+// here, and the spawned ones joined in order.
+func walkSpawn(w *pool.Worker, n *node, first *func()) int {
+	if len(n.kids) == 0 {
+		return walk(w, n, first)
+	}
+	tasks := make([]forkjoin.Task[int], len(n.kids)-1)
+	for i, k := range n.kids[:len(n.kids)-1] {
+		tasks[i] = forkjoin.Spawn(w, func(w *pool.Worker) int { return walkSpawn(w, k, first) })
+	}
+	sum := walkSpawn(w, n.kids[len(n.kids)-1], first)
+	for _, tk := range tasks {
+		sum += tk.Join(w)
+	}
+	return sum
+}
+
+// walkFork is walkSpawn with Fork and Future.Join.
+func walkFork(w *pool.Worker, n *node, first *func()) int {
+	if len(n.kids) == 0 {
+		return walk(w, n, first)
+	}
+	fs := make([]*forkjoin.Future[int], len(n.kids)-1)
+	for i, k := range n.kids[:len(n.kids)-1] {
+		fs[i] = forkjoin.Fork(w, func(w *pool.Worker) int { return walkFork(w, k, first) })
+	}
+	sum := walkFork(w, n.kids[len(n.kids)-1], first)
+	for _, f := range fs {
+		sum += f.Join(w)
+	}
+	return sum
 }

@@ -48,15 +48,16 @@ import (
 //	    enters a section hands its worker, private tasks included, to
 //	    another carrier, which runs them or publishes them by E1-E2.
 //
-//	    The bound: a thief can always find the oldest queued fork of every
-//	    worker that has one (E1-E3), except in the window between a steal
-//	    that takes a worker's last exposed task and that worker's next
-//	    fork, loop step or task boundary, during which its younger,
-//	    private forks wait for it. Once any worker is idle (ctl != 0), that next step
-//	    publishes every private task. With the fences Go has (every atomic
-//	    store is sequentially consistent, a locked instruction), closing
-//	    that window too would cost a fence on every fork and every join
-//	    (wsdeque.md, "Why a private end").
+//	    No window: a thief finds the oldest queued fork of every worker
+//	    that has one, published (E1-E3) or not. A worker's younger forks
+//	    stay private after a thief took its last exposed one, but an idle
+//	    worker takes them without their owner (wsdeque.md, D8: a heavy
+//	    barrier paid by the thief; search.go, G2), and no worker sleeps
+//	    while one is queued (sleep.md, S2a). The owner's fork and join stay
+//	    fence-free. Where the platform has no heavy barrier (wsdeque.md,
+//	    "Where there is no heavy barrier"), the window remains: between a
+//	    steal of a worker's last exposed task and that worker's next fork,
+//	    loop step or task boundary, its private forks wait for it.
 //	J1  A join takes its task back if nobody else has it: a private or
 //	    published task at the bottom of the deque is popped (D3, D5), one
 //	    that overflowed to the injector is claimed (task.claimed). Then
@@ -111,6 +112,13 @@ type task struct {
 	// from the forking worker; it is read by whoever runs the task, after
 	// the deque or injector has published it.
 	scope *scope
+	// forker is the worker that forked the task, set by its first fork
+	// and never changed (a task is only ever reforked from its forker's
+	// own deque slots, J4). A deque slot may hold another worker's task
+	// (a batch moved from another deque by a steal or from the injector):
+	// spare recycles only the tasks whose forker is the caller, and reads
+	// free, which only the forker writes, only then.
+	forker *Worker
 }
 
 // runnable is what a task runs. Run is called exactly once, on the worker
@@ -154,7 +162,7 @@ func (j *job) record(p *Panic) {
 // may call it. It is inlined into the typed forms below.
 func (w *Worker) spare() *task {
 	t := w.dq.Spare()
-	if t == nil || !t.free { // recycle never frees a spilled task
+	if t == nil || t.forker != w || !t.free { // recycle never frees a spilled task
 		return nil
 	}
 	return t
@@ -171,7 +179,7 @@ func (w *Worker) spare() *task {
 //go:noinline
 func (w *Worker) spareMoved() *task {
 	t := w.dq.Moved()
-	if t == nil || !t.free || !w.dq.SetSpare(t) {
+	if t == nil || t.forker != w || !t.free || !w.dq.SetSpare(t) {
 		return nil
 	}
 	return t
@@ -187,40 +195,40 @@ func (w *Worker) recycle(t *task) { t.free = !t.spilled }
 // (J4), as fork does: the common case of recursive code, where the slot
 // the fork fills already holds t and nothing but the private bottom
 // changes. No other operation on w may come between spare and refork. The
-// common case of that common case, every worker busy, is reforkFast,
-// inlined into the caller:
+// common case of that common case, the scope unchanged and nothing to
+// publish, is reforkFast, inlined into the caller; refork is its slow end:
 //
 //	if !w.reforkFast(t) {
 //		w.refork(t)
 //	}
 func (w *Worker) refork(t *task) {
-	t.free = false
-	if t.scope != w.scope {
+	if t.free {
+		// reforkFast did not push it: its scope differs.
+		t.free = false
 		w.fork(t) // stores the scope, and pushes
 		return
 	}
-	w.dq.PushSpare()
-	if w.publishDue() { // E1
-		w.share()
-	}
+	w.share() // E1 was due after the push
 }
 
-// reforkFast is refork when it costs nothing but plain loads and stores:
-// the task's scope is unchanged and E1 has nothing to publish (the deque
-// exposes a task, and no worker wants work). It reports false, having
-// changed nothing, otherwise.
+// reforkFast pushes t, recycled, when its scope is unchanged: plain loads
+// and stores. E1's test comes after the push (the order matters: sleep.md,
+// S2a, pairs E1's load of ctl with a sleeper's heavy barrier). It reports
+// false when refork must finish: t was not pushed (its scope differs, and
+// t.free is still set), or it was and E1 is due.
 func (w *Worker) reforkFast(t *task) bool {
-	if t.scope != w.scope || w.publishDue() {
+	if t.scope != w.scope {
 		return false
 	}
 	t.free = false
 	w.dq.PushSpare()
-	return true
+	return !w.publishDue() // E1
 }
 
 // fork schedules t on w's deque (F1), publishing w's private tasks if E1
 // says so. Only the goroutine holding w may call it.
 func (w *Worker) fork(t *task) {
+	t.forker = w
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
 		// keeps its scope, and skipping the store skips its write
@@ -369,6 +377,7 @@ func (w *Worker) share() {
 // must be called by the goroutine holding w.
 func (w *Worker) join(j *job) (inline bool) {
 	if w.takeBack(&j.task) {
+		w.counts[countExecuted]++
 		return true
 	}
 	w.WaitFor(&j.done)
@@ -376,11 +385,12 @@ func (w *Worker) join(j *job) (inline bool) {
 }
 
 // takeBack is J1 and J2: it reports whether t, which w forked, was taken
-// back, and the caller must run it inline now; if not, another worker
-// took it. The common case, t private at the bottom of the deque, is
-// takeBackFast, inlined into the caller:
+// back, and the caller must run it inline now (and count it executed);
+// if not, another worker took it. The common case, t private at the
+// bottom of the deque, is takeBackFast, inlined into the caller:
 //
 //	if w.takeBackFast(t) || w.takeBack(t) {
+//		w.counts[countExecuted]++
 //		// run it inline
 //	}
 func (w *Worker) takeBack(t *task) bool {
@@ -391,15 +401,9 @@ func (w *Worker) takeBack(t *task) bool {
 }
 
 // takeBackFast pops t if it is the private task at the bottom of w's
-// deque (D3): no fence, no call. It reports false, having changed
-// nothing, otherwise.
-func (w *Worker) takeBackFast(t *task) bool {
-	if !w.dq.PopPrivate(t) {
-		return false
-	}
-	w.counts[countExecuted]++
-	return true
-}
+// deque and not the last item there (D3): no fence, no call. It reports
+// false, having changed nothing, otherwise.
+func (w *Worker) takeBackFast(t *task) bool { return w.dq.PopPrivate(t) }
 
 // takeBackSlow is takeBack for a task that is not the private bottom: a
 // published one, one that overflowed to the injector (claimed instead,
@@ -418,14 +422,12 @@ func (w *Worker) takeBackSlow(t *task) bool {
 			if w.pool.inj.removeLast(uint32(w.id), t) {
 				w.counts[countInjectorPops]++
 			}
-			w.counts[countExecuted]++
 			return true
 		}
 		return false
 	}
 	x := w.dq.Pop()
 	if x == t {
-		w.counts[countExecuted]++
 		w.exposeIfDue() // E2
 		return true
 	}

@@ -1,5 +1,7 @@
 package sched
 
+import "github.com/forkjoin/fj/internal/wsdeque"
+
 // search is the holder's idle sub-machine (sleep.md: searching, waiting,
 // sleepy, asleep): it looks for work in the injector and other workers'
 // deques, and sleeps when it finds none. It returns a task to run (with
@@ -96,12 +98,16 @@ func (w *Worker) awaitNews() bool {
 // microsecond or two, about what waking a parked worker costs the waker.
 const newsSpins = 2048
 
-// findWork makes one pass over the injector and the other workers' deques.
+// findWork makes one pass over the injector and the other workers' deques,
+// published tasks first, then private ones (G1-G2 of wsdeque.md).
 func (w *Worker) findWork() *task {
 	if t := w.popInjector(); t != nil {
 		return t
 	}
-	return w.steal()
+	if t := w.steal(); t != nil {
+		return t
+	}
+	return w.stealPrivate()
 }
 
 // popInjector takes a task from the injector for w, whose deque is empty,
@@ -160,8 +166,7 @@ func (w *Worker) stealWorkers() *task {
 		return nil
 	}
 	if v := w.lastVictim; v >= 0 {
-		if t := ws[v].dq.Stealer().Steal(); t != nil {
-			w.counts[countSteals]++
+		if t := w.stealFrom(ws[v]); t != nil {
 			return t
 		}
 		w.counts[countFailedSteals]++
@@ -175,9 +180,86 @@ func (w *Worker) stealWorkers() *task {
 		if v == w.index || v == w.lastVictim {
 			continue
 		}
-		if t := ws[v].dq.Stealer().Steal(); t != nil {
+		if t := w.stealFrom(ws[v]); t != nil {
+			w.lastVictim = v
+			return t
+		}
+		w.counts[countFailedSteals]++
+	}
+	return nil
+}
+
+// stealFrom takes half of what v's deque publishes (G1, seed 004's
+// steal-half), as many as w's own deque has room for: it returns the
+// oldest to run and pushes the others on w's deque, published, where w
+// runs them next and other thieves can take them. A generator loop that
+// queued n tasks is thus spread in O(log n) steals, not n. It returns
+// nil if v publishes nothing (or every race was lost).
+func (w *Worker) stealFrom(v *Worker) *task {
+	if w.pull == nil {
+		w.pull = make([]*task, max(1, w.dq.Cap()/2))
+	}
+	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Count()))
+	k := v.dq.Stealer().StealBatch(w.pull[:room])
+	if k == 0 {
+		return nil
+	}
+	w.counts[countSteals] += uint64(k)
+	w.counts[countStealOps]++
+	t := w.pull[0]
+	if k > 1 {
+		for _, x := range w.pull[1:k] {
+			w.dq.Push(x) // room was checked; only thieves touch the deque meanwhile, and they make more
+		}
+		w.dq.Publish()
+		w.pool.notify(w) // P2: the batch is new work for sleepers
+	}
+	clear(w.pull[:k])
+	return t
+}
+
+// stealPrivate is G2: when no deque publishes anything, take the oldest
+// private task of a worker that holds some (a fork made while every
+// worker was busy, left behind when a thief took its forker's last
+// published one). It is wsdeque.md's D8 for every victim at once: their
+// tops first, then one heavy barrier, paid by this idle thief alone, then
+// a claim. The owners' forks and pops pay nothing for it.
+func (w *Worker) stealPrivate() *task {
+	ws := w.pool.workers
+	n := len(ws)
+	if n == 1 || !wsdeque.PrivateSteals() {
+		return nil
+	}
+	if w.tops == nil {
+		w.tops = make([]int64, n)
+	}
+	any := false
+	for v, x := range ws {
+		t, ok := x.dq.Stealer().PrivateTop()
+		if !ok || v == w.index {
+			t = -1
+		}
+		w.tops[v] = t
+		any = any || t >= 0
+	}
+	if !any {
+		return nil
+	}
+	wsdeque.Barrier() // D8, H1
+	start := int(w.random() % uint64(n))
+	for i := 0; i < n; i++ {
+		v := start + i
+		if v >= n {
+			v -= n
+		}
+		if w.tops[v] < 0 {
+			continue
+		}
+		if t := ws[v].dq.Stealer().StealPrivate(w.tops[v]); t != nil {
 			w.lastVictim = v
 			w.counts[countSteals]++
+			w.counts[countStealOps]++
+			w.counts[countPrivateSteals]++
 			return t
 		}
 		w.counts[countFailedSteals]++

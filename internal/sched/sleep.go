@@ -1,6 +1,10 @@
 package sched
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/forkjoin/fj/internal/wsdeque"
+)
 
 // The sleep protocol. sleep.md next to this file explains the states, the
 // protocol and why no wake-up is lost; the comments here point at its steps
@@ -272,7 +276,7 @@ func (w *Worker) sleep() (cancelled bool) {
 	// work published before a publisher read ctl or scanned the sleep
 	// states (and found nobody to wake), or a task made resumable before
 	// we announced, is seen here.
-	if p.hasWork() || w.resumePending() || (p.closed.Load() && p.idleNow()) {
+	if p.hasWork() || w.resumePending() || (p.closed.Load() && p.idleNow()) || p.privateWork(w) {
 		w.leaveSleep(false)
 		return true
 	}
@@ -364,6 +368,33 @@ func (p *Pool) hasWork() bool {
 			if v := p.spareAt(k); v != nil && v.dq.Stealer().Len() != 0 {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// privateWork is step S2a: whether another worker holds a private task
+// (a fork made while ctl was 0, never published). Its owner stored its
+// bottom with a plain store and then loaded ctl (E1); we stored ctl (S1)
+// and now run the heavy barrier before loading the bottoms: either the
+// owner's load came after its barrier point and saw our announcement, so
+// it publishes and notifies (E1, P1-P3), or its push is visible here and
+// we cancel the sleep and take the task (G2). So no worker sleeps while a
+// fork waits in a running worker's deque. The barrier is skipped when no
+// worker runs a task (nobody can be forking) or where private steals do
+// not exist (wsdeque.md, "Where there is no heavy barrier").
+func (p *Pool) privateWork(self *Worker) bool {
+	if !wsdeque.PrivateSteals() {
+		return false
+	}
+	c := p.ctl.Load()
+	if int(searchingOf(c)+sleepingOf(c)+waitingOf(c)) >= len(p.workers) {
+		return false // every worker is idle: nobody forks
+	}
+	wsdeque.Barrier() // H1
+	for _, v := range p.workers {
+		if v != self && v.dq.Stealer().HasPrivate() {
+			return true
 		}
 	}
 	return false

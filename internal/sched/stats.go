@@ -22,6 +22,8 @@ const (
 	countSleeps
 	countWakeups
 	countParks
+	countStealOps
+	countPrivateSteals
 	countParked
 	numCounters
 )

@@ -76,7 +76,10 @@ type Worker struct {
 	// holds w (identity.go, I3), read by the misuse check on the fork
 	// path: on the owner's line, written only by the carrier taking over.
 	holder atomic.Int64
-	_      [cacheLine - 40 - unsafe.Sizeof(counters{}) - 16]byte
+	// Two lines since the counters grew past one (steal ops, private
+	// steals): all of it is the holder's, so the second line shares
+	// with nobody either.
+	_ [2*cacheLine - 40 - unsafe.Sizeof(counters{}) - 16]byte
 
 	// sleepState is the worker's sleep state (awake, asleep, claimed; see
 	// sleep.go), written by the worker and by wakers claiming it, on the
@@ -88,7 +91,8 @@ type Worker struct {
 	// Touched rarely, by other goroutines too.
 	pub        publishedCounters // written by the owner, read by Stats
 	spill      []*task           // owner only: overflow's batch, max(1, cap/2) long
-	pull       []*task           // owner only: popInjector's batch, max(1, cap/2) long
+	pull       []*task           // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
+	tops       []int64           // owner only: stealPrivate's tops of the victims (D8)
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	hmu        sync.Mutex        // protects the carriers fields
@@ -97,7 +101,7 @@ type Worker struct {
 	regionName string          // its trace region while tracing: pool name, worker id
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [16]byte
+	_ [104]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare returns the

@@ -50,6 +50,7 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
 		// J1: taken back. Recycled before it runs here: the first
 		// fork inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
 		f := j.f
 		j.f = nil
 		w.recycle(&j.task)
@@ -105,6 +106,7 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
 		// J1: taken back. Recycled before it runs here: the first
 		// fork inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
 		arg := j.arg
 		w.recycle(&j.task)
 		rb = f(pw, arg)
@@ -167,6 +169,7 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
 		// J1: taken back. Recycled before it runs here: the first
 		// fork inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
 		rargs := j.args
 		j.args, j.out = nil, nil
 		w.recycle(&j.task)
@@ -244,6 +247,7 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
 		// J1: taken back. Recycled before it runs here: the first
 		// fork inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
 		f := j.f
 		j.f = nil
 		w.recycle(&j.task)

@@ -21,7 +21,7 @@ const (
 	fzPush        = iota // push n = arg%8+1 new items, privately
 	fzPop                // pop one
 	fzPublish            // publish
-	fzSteal              // steal one
+	fzSteal              // steal: arg%4 == 0 one (D6), 1 one by D8, 2 or 3 a batch of len arg/4+1
 	fzTakeOldest         // TakeOldest into a slice of len arg (0..15)
 	fzPushSpare          // push the item Spare returns (a new one if none)
 	fzPushPublish        // push n = arg%8+1 new items, publishing each (the public deque's Push)
@@ -106,7 +106,14 @@ func FuzzWSDeque(f *testing.F) {
 			case fzPublish:
 				c.publish()
 			case fzSteal:
-				c.steal()
+				switch arg % 4 {
+				case 0:
+					c.steal()
+				case 1:
+					c.stealPrivate()
+				default:
+					c.stealBatch(arg/4 + 1)
+				}
 			case fzTakeOldest:
 				c.takeOldest(arg)
 			case fzPushSpare:

@@ -51,16 +51,17 @@ func (m *model) push(x *int) bool {
 	return true
 }
 
-// pop takes the newest item, private or published. The last published
-// item, when it is the only item, leaves by the top, as a steal would: the
-// owner claims it with the thieves' CAS (D5), so the next push goes to the
-// next index and slot, which Spare shows.
+// pop takes the newest item, private or published. The last item, when it
+// is the only item, leaves by the top, as a steal would: the owner claims
+// it with the thieves' CAS (D5, D5a, and D3 since private steals, D8, may
+// race for it), so the next push goes to the next index and slot, which
+// Spare shows.
 func (m *model) pop() *int {
 	if len(m.items) == 0 {
 		return nil
 	}
-	if len(m.items) == 1 && m.npub == 1 {
-		return m.steal()
+	if len(m.items) == 1 {
+		return m.takeFirst()
 	}
 	x := m.items[len(m.items)-1]
 	m.items = m.items[:len(m.items)-1]
@@ -73,11 +74,39 @@ func (m *model) steal() *int {
 	if m.npub == 0 {
 		return nil
 	}
+	return m.takeFirst()
+}
+
+// takeFirst removes the oldest item, published or not, by the top.
+func (m *model) takeFirst() *int {
 	x := m.items[0]
 	m.items = m.items[1:]
-	m.npub--
+	m.npub = max(0, m.npub-1)
 	m.top++
 	return x
+}
+
+// stealPrivate is what a thief running D8 alone gets: the oldest
+// published item if there is one, else the oldest private one where
+// private steals exist.
+func (m *model) stealPrivate() *int {
+	if m.npub > 0 || !PrivateSteals() {
+		return m.steal()
+	}
+	if len(m.items) == 0 {
+		return nil
+	}
+	return m.takeFirst()
+}
+
+// stealBatch takes the oldest min(n, ceil(npub/2)) published items.
+func (m *model) stealBatch(n int) []*int {
+	k := min(n, (m.npub+1)/2)
+	out := make([]*int, 0, k)
+	for range k {
+		out = append(out, m.takeFirst())
+	}
+	return out
 }
 
 func (m *model) publish() { m.npub = len(m.items) }
@@ -130,9 +159,11 @@ const (
 	recPublish
 	recTakeOldest
 	recSpare
+	recStealPrivate
+	recStealBatch
 )
 
-var opNames = [...]string{"Push", "Push(spare)", "Pop", "Steal", "Publish", "TakeOldest", "Spare"}
+var opNames = [...]string{"Push", "Push(spare)", "Pop", "Steal", "Publish", "TakeOldest", "Spare", "StealPrivate", "StealBatch"}
 
 func (r opRec) String() string {
 	switch r.op {
@@ -140,8 +171,8 @@ func (r opRec) String() string {
 		return fmt.Sprintf("%s(%s)=%v", opNames[r.op], show(r.x), r.ok)
 	case recPublish:
 		return "Publish()"
-	case recTakeOldest:
-		return fmt.Sprintf("TakeOldest(len %d)=%v", r.n, r.took[:min(r.n, maxTake)])
+	case recTakeOldest, recStealBatch:
+		return fmt.Sprintf("%s(len %d)=%v", opNames[r.op], r.n, r.took[:min(r.n, maxTake)])
 	}
 	return fmt.Sprintf("%s()=%s", opNames[r.op], show(r.x))
 }
@@ -166,6 +197,8 @@ type coverage struct {
 	spares         int // Spare that returned an item
 	sparesFull     int // Spare that returned nil because the deque was full
 	recycledPushes int // Push of the item Spare returned
+	privateSteals  int // StealPrivate that took a private item (D8)
+	batches        int // StealBatch that took more than one item
 }
 
 // checker drives a Deque and a model in lock step from one goroutine and
@@ -242,8 +275,11 @@ func (c *checker) check() {
 	if got, want := d.Exposed(), m.npub > 0; got != want {
 		c.fail("Exposed() = %v with %d published items", got, m.npub)
 	}
+	// pub may lag below top after private steals (D8) until the owner
+	// publishes or pops again: thieves then see nothing published, as
+	// with pub == top.
 	top, pub := d.top.Load(), d.pub.Load()
-	if top != m.top || pub != m.top+int64(m.npub) || d.bottom != m.bottom() {
+	if top != m.top || max(pub, top) != m.top+int64(m.npub) || d.bottom != m.bottom() {
 		c.fail("top, pub, bottom = %d, %d, %d; want %d, %d, %d", top, pub, d.bottom, m.top, m.top+int64(m.npub), m.bottom())
 	}
 	if d.pubOwn != pub {
@@ -327,6 +363,53 @@ func (c *checker) steal() {
 	c.check()
 }
 
+// stealPrivate runs D8 as the scheduler's thieves do: PrivateTop, the
+// barrier, StealPrivate, or a plain Steal when something is published.
+// Alone, it never fails spuriously either.
+func (c *checker) stealPrivate() {
+	npub := c.m.npub
+	s := c.d.Stealer()
+	var got *int
+	if t, ok := s.PrivateTop(); ok {
+		Barrier()
+		got = s.StealPrivate(t)
+	} else {
+		got = s.Steal()
+	}
+	want := c.m.stealPrivate()
+	c.log(opRec{op: recStealPrivate, x: got})
+	if got != want {
+		c.fail("StealPrivate() = %s, want %s", show(got), show(want))
+	}
+	if got != nil && npub == 0 {
+		c.cov.privateSteals++
+	}
+	c.check()
+}
+
+func (c *checker) stealBatch(n int) {
+	dst := make([]*int, n)
+	k := c.d.Stealer().StealBatch(dst)
+	want := c.m.stealBatch(n)
+	r := opRec{op: recStealBatch, n: n}
+	for i := range min(k, maxTake) {
+		r.took[i] = *dst[i]
+	}
+	c.log(r)
+	if k != len(want) {
+		c.fail("StealBatch(len %d) took %d, want %d", n, k, len(want))
+	}
+	for i := range min(k, len(want)) {
+		if dst[i] != want[i] {
+			c.fail("StealBatch(len %d)[%d] = %s, want %s", n, i, show(dst[i]), show(want[i]))
+		}
+	}
+	if k > 1 {
+		c.cov.batches++
+	}
+	c.check()
+}
+
 func (c *checker) publish() {
 	c.d.Publish()
 	c.m.publish()
@@ -389,13 +472,14 @@ func (c *checker) drain(rng *rand.Rand) {
 		case 1:
 			c.publish()
 		case 2:
-			c.steal()
+			c.stealPrivate()
 		default:
 			c.takeOldest(1 + rng.IntN(c.m.cap))
 		}
 	}
 	c.pop()
 	c.steal()
+	c.stealPrivate()
 	c.takeOldest(c.m.cap)
 	c.publish()
 }
@@ -432,7 +516,14 @@ func (c *checker) randomOp(rng *rand.Rand, w *weights) {
 	case r < w.push+w.pushSpare+w.pop:
 		c.pop()
 	case r < w.push+w.pushSpare+w.pop+w.steal:
-		c.steal()
+		switch rng.IntN(3) {
+		case 0:
+			c.steal()
+		case 1:
+			c.stealPrivate()
+		default:
+			c.stealBatch(1 + rng.IntN(maxTake))
+		}
 	case r < w.push+w.pushSpare+w.pop+w.steal+w.publish:
 		c.publish()
 	case r < w.push+w.pushSpare+w.pop+w.steal+w.publish+w.takeOldest:
@@ -468,6 +559,8 @@ func (cv *coverage) add(o coverage) {
 	cv.spares += o.spares
 	cv.sparesFull += o.sparesFull
 	cv.recycledPushes += o.recycledPushes
+	cv.privateSteals += o.privateSteals
+	cv.batches += o.batches
 }
 
 // requireAll fails unless every case possible with capacity capacity was
@@ -479,6 +572,11 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 		// One slot: never a private item above a published one, and
 		// TakeOldest never has two published items to halve.
 		cv.privatePops, cv.takes, cv.takesHalved = -1, -1, -1
+	}
+	if modelCap(capacity) <= 2 {
+		// A batch takes half of the published items, rounded up:
+		// more than one needs three.
+		cv.batches = -1
 	}
 	for _, f := range []struct {
 		name string
@@ -494,6 +592,8 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 		{"Spare returning an item", cv.spares},
 		{"Spare on full", cv.sparesFull},
 		{"pushes of a recycled item", cv.recycledPushes},
+		{"private steals (D8)", cv.privateSteals},
+		{"batch steals of more than one item", cv.batches},
 	} {
 		if f.n == 0 {
 			t.Errorf("random runs never reached: %s", f.name)

@@ -12,7 +12,8 @@ package wsdeque
 //
 //go:norace
 func (d *Stealer[T]) PeekPrivate() int {
-	n := d.bottom - d.pub.Load()
+	// Above pub and top both: a private steal (D8) leaves pub below top.
+	n := d.bottom - max(d.pub.Load(), d.top.Load())
 	if n < 0 {
 		return 0
 	}

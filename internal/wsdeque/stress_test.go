@@ -57,6 +57,9 @@ type tally struct {
 type stressRun struct {
 	items   []item
 	tallies []tally
+	// privateOK: thieves may take private items (D8), so a taker from
+	// the top finding an item never published is no error.
+	privateOK bool
 }
 
 func newStressRun(n, takers int) *stressRun {
@@ -95,7 +98,7 @@ func (r *stressRun) take(who int, it *item) {
 			tl.reorder++
 		}
 		tl.last = it.id
-		if !it.published {
+		if !it.published && !r.privateOK {
 			if tl.private == 0 {
 				tl.privateID = it.id
 			}
@@ -458,4 +461,131 @@ func stressLastItem(t *testing.T, capacity, k, n int) {
 		t.Errorf("the owner's pops left %d items to thieves, but thieves stole %d", lost, stolen)
 	}
 	t.Logf("n=%d: owner popped %d (the oldest of a round %d times), thieves stole %d", n, popped, lastPops, stolen)
+}
+
+// TestStressPrivateSteals runs an owner that forks as the scheduler does,
+// privately, publishing rarely, and takes its items back with Pop and
+// PopPrivate, against thieves that take private items with D8 (PrivateTop,
+// the heavy barrier, StealPrivate) and published ones with StealBatch.
+// Every item must be taken exactly once, thieves in push order; a pop
+// must return the newest item or report the deque empty. This is the
+// race the barrier settles (wsdeque.md, H2): the owner's plain store of
+// bottom against a thief's claim of the same index.
+func TestStressPrivateSteals(t *testing.T) {
+	if !PrivateSteals() {
+		t.Skip("no heavy barrier on this platform: private steals are off")
+	}
+	n := stressSize(2_000_000, 100_000)
+	for _, capacity := range []int{2, 16} {
+		for _, k := range []int{1, 3} {
+			t.Run(fmt.Sprintf("cap=%d/thieves=%d", capacity, k), func(t *testing.T) {
+				stressDeadline(t)
+				stressPrivate(t, capacity, k, n)
+			})
+		}
+	}
+}
+
+func stressPrivate(t *testing.T, capacity, k, n int) {
+	d := New[item](capacity)
+	r := newStressRun(n, firstThief+k)
+	r.privateOK = true
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	var privateTaken atomic.Int64
+	var pubUpTo atomic.Int64 // items below this id have been published
+	for who := firstThief; who < firstThief+k; who++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := d.Stealer()
+			var batch [4]*item
+			for i := 0; !done.Load(); i++ {
+				if t, ok := s.PrivateTop(); ok {
+					Barrier()
+					if x := s.StealPrivate(t); x != nil {
+						if x.id >= pubUpTo.Load() {
+							privateTaken.Add(1)
+						}
+						r.take(who, x)
+					}
+					continue
+				}
+				if i%2 == 0 {
+					for _, x := range batch[:s.StealBatch(batch[:])] {
+						r.take(who, x)
+					}
+				} else if x := s.Steal(); x != nil {
+					r.take(who, x)
+				}
+				if i%64 == 63 {
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
+	defer func() { done.Store(true); wg.Wait() }()
+
+	rng := rand.New(rand.NewPCG(uint64(capacity), uint64(k)))
+	var spin atomic.Int64
+	var stack []*item // what the owner believes it holds, oldest first
+	popNewest := func(useExact bool) {
+		want := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if useExact {
+			if d.PopPrivate(want) {
+				r.take(byPop, want)
+				return
+			}
+			// Not the private bottom: published, or taken by a thief
+			// (then the deque is empty and all below are gone too).
+		}
+		x := d.Pop()
+		if x == nil {
+			if d.Count() != 0 {
+				t.Fatalf("Pop() = nil with Count() = %d", d.Count())
+			}
+			stack = stack[:0] // thieves took everything older
+			return
+		}
+		if x != want {
+			t.Fatalf("Pop() = item %d, want item %d, the newest", x.id, want.id)
+		}
+		r.take(byPop, x)
+	}
+	for next := 0; next < n; {
+		// A burst of forks, as a recursion makes, then joins.
+		for range 1 + rng.IntN(capacity) {
+			if next == n || !d.Push(&r.items[next]) {
+				break
+			}
+			stack = append(stack, &r.items[next])
+			next++
+		}
+		if rng.IntN(8) == 0 {
+			// Not x.published: the owner may no longer hold what it
+			// believes it holds (a thief may have taken it by D8), and
+			// must not write into it.
+			pubUpTo.Store(int64(next))
+			d.Publish()
+		}
+		// A leaf of varying length, so that thieves' barriers land
+		// both inside it and on the pops around it.
+		for range rng.IntN(4) << rng.IntN(12) {
+			spin.Add(1)
+		}
+		for pops := rng.IntN(len(stack) + 1); pops > 0 && len(stack) > 0; pops-- {
+			popNewest(rng.IntN(2) == 0)
+		}
+	}
+	for len(stack) > 0 {
+		popNewest(false)
+	}
+	done.Store(true)
+	wg.Wait()
+	r.check(t)
+	t.Logf("n=%d: owner popped %d, thieves took %d private items", n, r.tallies[byPop].n, privateTaken.Load())
+	if privateTaken.Load() == 0 {
+		t.Errorf("thieves took no private item: the test no longer tests D8")
+	}
 }

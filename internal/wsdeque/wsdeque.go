@@ -117,7 +117,7 @@ func (d *Deque[T]) Push(x *T) bool {
 	if s.Load() != x {
 		s.Store(x)
 	}
-	d.bottom = b + 1
+	d.setBottom(b + 1) // plain (bottom_norace.go): no fence
 	return true
 }
 
@@ -153,22 +153,64 @@ func (d *Deque[T]) SetSpare(x *T) bool {
 // D2 has nothing left to do but advance the private bottom. No other owner operation may
 // come between the two. It is small enough to be inlined into the owner's
 // fork path. Owner only.
-func (d *Deque[T]) PushSpare() { d.bottom++ }
+func (d *Deque[T]) PushSpare() { d.setBottom(d.bottom + 1) }
 
 // PopPrivate pops the newest item if it is private and is x (D3), and
 // reports whether it did: the owner's join of a fork nobody stole, with
-// no fence and small enough to be inlined. Owner only.
+// no fence and small enough to be inlined. It reports false, having
+// changed nothing, when the newest item is published or not x, or when
+// it may be the deque's last item, which Pop settles (D3, popLast). Owner
+// only.
 func (d *Deque[T]) PopPrivate(x *T) bool {
 	b := d.bottom - 1
 	if b < d.pubOwn || d.slots[b&d.mask].Load() != x {
 		return false
 	}
-	d.bottom = b
-	return true
+	// D3: lower bottom (a plain store), then load top (a plain MOV on
+	// amd64). Nothing orders the two in hardware; a thief's heavy
+	// barrier does (H2): it sees this bottom, or this load sees its
+	// claim. Most pops find top well below b.
+	d.setBottom(b)
+	if d.top.Load() < b {
+		return true
+	}
+	// Index b may be the last item, or gone to a D8 thief: undo, as if
+	// this pop had not begun (a thief may still take index b, as before
+	// it), and leave it to Pop.
+	d.setBottom(b + 1)
+	return false
 }
 
-// Private returns the number of private items. Owner only.
-func (d *Deque[T]) Private() int { return int(d.bottom - d.pubOwn) }
+// popLast is D3's rare end, out of line so that PopPrivate inlines: the
+// owner lowered bottom to b and then loaded top >= b. If top == b, index b
+// is the last item and owner and thieves claim it with the same CAS; if
+// top > b, a private steal (D8) took it. Either way the deque is then
+// empty, with bottom = top = b+1. It returns the item if the owner got it.
+//
+//go:noinline
+func (d *Deque[T]) popLast(b int64) *T {
+	var x *T
+	if t := d.top.Load(); t == b {
+		if d.top.CompareAndSwap(b, b+1) {
+			x = d.slots[b&d.mask].Load()
+			d.moved = x // its slot is behind the indices now, as after D5a
+		}
+	}
+	// top is b+1 now: only index b could be claimed past bottom-1, and
+	// it was, by us or by a thief. The deque is empty: pub goes up to
+	// top, so that no item counts as private (thieves see top == pub).
+	d.setBottom(b + 1)
+	if d.pubOwn != b+1 {
+		d.pubOwn = b + 1
+		d.pub.Store(b + 1)
+	}
+	return x
+}
+
+// Private returns the number of private items: those above pub, less
+// any that private steals (D8) took from below, which leave pub under top
+// until the owner publishes or pops again. Owner only.
+func (d *Deque[T]) Private() int { return int(d.bottom - max(d.pubOwn, d.top.Load())) }
 
 // Exposed reports whether a published item is still in the deque, that
 // is, whether a thief could find something here now: false when nothing
@@ -213,10 +255,14 @@ func (d *Deque[T]) Publish() {
 func (d *Deque[T]) Pop() *T {
 	b := d.bottom - 1
 	if b >= d.pubOwn {
-		// D3: a private item. No thief can claim index b: thieves
-		// claim only indices below pub, and pub <= b.
-		d.bottom = b
-		return d.slots[b&d.mask].Load()
+		// D3: a private item. D6's thieves claim only indices below
+		// pub <= b; D8's claim index top after a heavy barrier, so lower
+		// bottom, then look at top, as in PopPrivate (H2).
+		d.setBottom(b)
+		if d.top.Load() < b {
+			return d.slots[b&d.mask].Load()
+		}
+		return d.popLast(b)
 	}
 	// D5a: the newest item is published and no item is private. If it is
 	// also the oldest, it is the last item, and owner and thieves race
@@ -242,22 +288,26 @@ func (d *Deque[T]) Pop() *T {
 	// load of top must not be reordered (a StoreLoad fence, implied by
 	// the sequentially consistent atomics). A thief does the mirror
 	// image, load top then pub, so at least one of the two sees the
-	// other's write.
+	// other's write. bottom comes down with pub, before the load of
+	// top: a D8 thief that loaded pub before this store looks at bottom
+	// after its barrier and must not find index b there (H2).
 	d.pubOwn = b
+	d.setBottom(b)
 	d.pub.Store(b)
 	t := d.top.Load()
 	if t > b {
 		// Empty: undo the reservation (t == b+1: top never passes pub
 		// by more than the index just taken back).
 		d.pubOwn = b + 1
+		d.setBottom(b + 1)
 		d.pub.Store(b + 1)
 		return nil
 	}
 	x := d.slots[b&d.mask].Load()
 	if t < b {
 		// At least two published items: thieves claim index top < b
-		// first and, having seen pub == b, none of them will try b.
-		d.bottom = b
+		// first and, having seen pub == b (or bottom == b), none of
+		// them will try b.
 		return x
 	}
 	// t == b: the last item. A thief that loaded top == b before our
@@ -267,7 +317,7 @@ func (d *Deque[T]) Pop() *T {
 		x = nil // a thief won it
 	}
 	// Either way index b is gone and the deque is empty: top == b+1.
-	d.bottom = b + 1
+	d.setBottom(b + 1)
 	d.pubOwn = b + 1
 	d.pub.Store(b + 1)
 	return x

@@ -1,0 +1,11 @@
+//go:build !(linux && amd64)
+
+package wsdeque
+
+// No asymmetric fence is used on this platform (wsdeque.md, "Where there
+// is no heavy barrier"): private steals are off, and a worker's private
+// tasks wait for their owner's next fork, join, loop step or task
+// boundary once a thief took its last published one.
+func registerBarrier() bool { return false }
+
+func heavyBarrier() bool { return false }
