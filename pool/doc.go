@@ -23,6 +23,25 @@
 // searching (internal/sched/sleep.md has the protocol and why no wake-up is
 // lost).
 //
+// # Greedy
+//
+// No worker sleeps while another holds a task it could run. A fork is
+// private to its worker while every worker is busy (no fence: that is
+// what makes it cheap) and is published when another worker is idle. A
+// thief takes half of what a deque publishes (StealOps counts the
+// steals, Steals the tasks), and when nothing is published it takes the
+// oldest private fork of a busy worker itself, whatever that worker runs
+// meanwhile: Cilk's spawn, spawn, compute, sync keeps both workers busy
+// even when a thief took the first spawn and the forker is in a long
+// computation. The thief pays for it (a process-wide memory barrier,
+// Linux's membarrier, about 2-3 µs); the forker's fork and join pay
+// nothing (WorkerStats.PrivateSteals counts these steals). Where that
+// barrier does not exist (systems other than Linux, architectures other
+// than amd64, kernels that refuse it), a private fork waits for its
+// forker's next fork, join, loop step or task boundary once a thief took
+// the forks older than it (internal/wsdeque/wsdeque.md, "Where there is
+// no heavy barrier").
+//
 // # Waiting
 //
 // A task that waits for another (every join in fj) first runs what it
