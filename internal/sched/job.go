@@ -169,20 +169,32 @@ func (w *Worker) spare() *task {
 }
 
 // spareMoved is spare for a fork that found no recycled task of its type
-// in the slot it fills, before it allocates one: the task last taken back
-// by D5a, if it is free, is stored in that slot (SetSpare) and returned. That is where a job claimed back by
-// D5a's CAS is (wsdeque.md): a fork published because its deque exposed
-// nothing (E1), taken back as the deque's last item, moves the deque's
-// indices past its slot, and without this every such fork, once per
-// Join on an empty deque, would allocate. Not inlined: spare must be.
+// in the slot it fills, before it allocates one: the newest free task
+// that w took back by the top (D5a, D3's last item) is stored in that slot
+// (SetSpare) and returned. That is where jobs claimed back by the top are
+// (wsdeque.md, Moved): a fork published because its deque exposed nothing
+// (E1), taken back as the deque's last item, moves the deque's indices,
+// and so every deeper slot, one place on. A recursion moves them once per
+// level of its right spine, and without this its deepest forks would
+// meet slots that never held a job and allocate, call after call, until
+// the indices went round the ring. Moved tasks that are not free yet (or
+// not w's) are dropped: they are in another slot too. Not inlined: spare
+// must be.
 //
 //go:noinline
 func (w *Worker) spareMoved() *task {
-	t := w.dq.Moved()
-	if t == nil || t.forker != w || !t.free || !w.dq.SetSpare(t) {
-		return nil
+	for {
+		t := w.dq.Moved()
+		if t == nil {
+			return nil
+		}
+		if t.forker == w && t.free {
+			if !w.dq.SetSpare(t) {
+				return nil
+			}
+			return t
+		}
 	}
-	return t
 }
 
 // recycle hands t, which w forked, back for reuse (J4). Nobody may use t

@@ -35,7 +35,7 @@ import (
 type Worker struct {
 	// The deque, in the worker rather than behind a pointer: the fork
 	// path reads its owner's fields on every fork and join, and a pointer
-	// would add a dependent load to each. It is three lines of its own,
+	// would add a dependent load to each. It is four lines of its own,
 	// by writer (wsdeque.go).
 	dq wsdeque.Deque[task]
 

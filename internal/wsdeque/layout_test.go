@@ -31,8 +31,8 @@ func TestLayout(t *testing.T) {
 	// A whole number of lines: the next object on the heap starts on a
 	// line of its own, so two workers' deques never share one (a thief's
 	// CAS on one's top would evict the other's bottom).
-	if size := unsafe.Sizeof(d); size != 3*cacheLine {
-		t.Errorf("Sizeof(Deque) = %d, want %d", size, 3*cacheLine)
+	if size := unsafe.Sizeof(d); size != 4*cacheLine {
+		t.Errorf("Sizeof(Deque) = %d, want %d", size, 4*cacheLine)
 	}
 	// Go's allocator puts objects of this size at multiples of it within
 	// page-aligned spans, so they start on a line boundary. The language

@@ -48,12 +48,17 @@ type Deque[T any] struct {
 	slots []atomic.Pointer[T]
 	_     [cacheLine - 40]byte
 
-	// Owner-only line, touched by every push and pop.
+	// Owner-only lines: the first touched by every push and pop, the
+	// second (moved) by pops by the top and forks that recycle them.
 	bottom   int64 // one past the newest item, published or not
 	pubOwn   int64 // the owner's copy of pub: it alone writes pub
 	topCache int64 // a value top had at some point, so at most the current top
-	moved    *T    // the item last taken by D5a (Moved)
-	_        [cacheLine - 32]byte
+	// moved holds the last items the owner took by the top (D5a, and
+	// D3's last item), newest last, nmoved of them: their slots are
+	// behind the indices now, so Spare no longer finds them (Moved).
+	moved  [movedMax]*T
+	nmoved int
+	_      [2*cacheLine - 32 - 8*movedMax]byte
 }
 
 // New returns an empty deque that holds up to capacity items. capacity is
@@ -121,11 +126,39 @@ func (d *Deque[T]) Push(x *T) bool {
 	return true
 }
 
-// Moved returns the item the owner last took with D5a, which moved the
-// indices past its slot (so that Spare no longer finds it), or nil. It
-// may be in the deque again, or have left it long ago; whether it may be
-// reused is for the owner to know, as with Spare. Owner only.
-func (d *Deque[T]) Moved() *T { return d.moved }
+// movedMax is how many items Moved remembers: each pop by the top moves
+// the indices, and so every deeper slot, one place on, and an owner that
+// recycles its items needs as many of them as a call's recursion moved
+// (a right spine of Joins moves them once per level it starts on an
+// empty deque) to fill the slots that a deeper recursion reaches for the
+// first time, until the ring wraps.
+const movedMax = 16
+
+// Moved removes and returns the item the owner last took by the top (D5a,
+// or D3's last item), which moved the indices past its slot (so that
+// Spare no longer finds it), or nil; up to movedMax of them are kept,
+// newest first. It may be in the deque again, or have left it long ago;
+// whether it may be reused is for the owner to know, as with Spare.
+// Owner only.
+func (d *Deque[T]) Moved() *T {
+	if d.nmoved == 0 {
+		return nil
+	}
+	d.nmoved--
+	x := d.moved[d.nmoved]
+	d.moved[d.nmoved] = nil // keep nothing alive that the owner dropped
+	return x
+}
+
+// addMoved records x, just taken by the top, for Moved.
+func (d *Deque[T]) addMoved(x *T) {
+	if d.nmoved == movedMax {
+		copy(d.moved[:], d.moved[1:])
+		d.nmoved--
+	}
+	d.moved[d.nmoved] = x
+	d.nmoved++
+}
 
 // SetSpare makes x the item that Spare returns, and PushSpare pushes, by
 // storing it in the slot of the next push, if the deque has room (D1); it
@@ -193,7 +226,7 @@ func (d *Deque[T]) popLast(b int64) *T {
 	if t := d.top.Load(); t == b {
 		if d.top.CompareAndSwap(b, b+1) {
 			x = d.slots[b&d.mask].Load()
-			d.moved = x // its slot is behind the indices now, as after D5a
+			d.addMoved(x) // its slot is behind the indices now, as after D5a
 		}
 	}
 	// top is b+1 now: only index b could be claimed past bottom-1, and
@@ -278,7 +311,7 @@ func (d *Deque[T]) Pop() *T {
 			return nil // a thief won it
 		}
 		x := d.slots[b&d.mask].Load()
-		d.moved = x
+		d.addMoved(x)
 		return x
 	} else if t > b {
 		return nil // empty
