@@ -103,9 +103,10 @@ if w.checkDue() {
 		Fill:  `j.f, j.arg = f, b`,
 		First: `ra = f(pw, a)`,
 		Inline: `arg := j.arg
+j.f, j.arg = nil, *new(A)
 w.recycle(&j.task)
 rb = f(pw, arg)`,
-		Take:     `rb, j.res = j.res, *new(R)`,
+		Take:     `rb, j.f, j.arg, j.res = j.res, nil, *new(A), *new(R)`,
 		Epilogue: `return ra, rb`,
 		Unwind:   true,
 	},

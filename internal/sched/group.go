@@ -194,10 +194,12 @@ func (t *groupTask) Run(w *Worker) {
 	// to the pop), so hand it back now: the first Go inside f uses the same
 	// deque slot and reuses t (J4). A stolen task is left to the garbage
 	// collector; its free flag belongs to its owner.
+	// Either way it lets go of what it carried: a recycled task sits in
+	// its deque slot until the next Go there, and must not keep the
+	// finished call's functions alive meanwhile (issue 33).
+	t.g, t.f, t.fe = nil, nil, nil
 	if t.owner == w {
 		w.recycle(&t.task)
-	} else {
-		t.g, t.f, t.fe = nil, nil, nil
 	}
 	if g.Canceled() {
 		g.done() // not started: skipped

@@ -119,6 +119,9 @@ type task struct {
 	// spare recycles only the tasks whose forker is the caller, and reads
 	// free, which only the forker writes, only then.
 	forker *Worker
+	// oneShot marks a task that is never recycled (a Future): once it
+	// has run, the deque slot it was in must let go of it (Forget).
+	oneShot bool
 }
 
 // runnable is what a task runs. Run is called exactly once, on the worker
@@ -689,6 +692,7 @@ type Future[W, T any] struct {
 	f     func(*W) T
 	res   T
 	owner *Worker // the worker whose deque the job was pushed on
+	idx   int64   // the index it was pushed at in owner's deque
 }
 
 func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(unsafe.Pointer(w))) }) }
@@ -700,9 +704,10 @@ func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 	if w.checkDue() {
 		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
 	}
-	f.f, f.owner = fn, w
+	f.f, f.owner, f.oneShot = fn, w, true
 	f.bind(f)
 	w.fork(&f.task)
+	f.idx = w.dq.Bottom() - 1 // unless it overflowed (spilled): then no slot holds it
 }
 
 // Join returns the future's result, running it here if its forker joins it
@@ -715,21 +720,38 @@ func (f *Future[W, T]) Join(w *Worker) T {
 	if !f.done.IsSet() {
 		if w != f.owner {
 			w.WaitFor(&f.done)
-		} else if w.join(&f.job) {
-			// Taken back: run it here. Its outcome is recorded and the
-			// latch set, as if it had run elsewhere, for other joins of
-			// the same future. Guard, not Capture: a Goexit in it is the
-			// future's own, recorded for its other joiners, and the task
-			// running this join reports that it was aborted by it.
-			fn := f.f
-			f.f = nil
-			w.Guard(func() { f.res = fn((*W)(unsafe.Pointer(w))) }, f.record)
+		} else {
+			if w.join(&f.job) {
+				// Taken back: run it here. Its outcome is recorded and
+				// the latch set, as if it had run elsewhere, for other
+				// joins of the same future. Guard, not Capture: a
+				// Goexit in it is the future's own, recorded for its
+				// other joiners, and the task running this join reports
+				// that it was aborted by it.
+				fn := f.f
+				f.f = nil
+				w.Guard(func() { f.res = fn((*W)(unsafe.Pointer(w))) }, f.record)
+			}
 		}
+	}
+	if w == f.owner {
+		f.forget(w) // also when it finished elsewhere before this join
 	}
 	if p := f.panic; p != nil {
 		panic(p.Err)
 	}
 	return f.res
+}
+
+// forget makes the slot of f's owner's deque that f was pushed to let go
+// of it, once f has left the deque for good (taken back or run
+// elsewhere): a future is never recycled, and the slot must not keep it,
+// and its result, reachable after its joiner has dropped it. Only the
+// goroutine holding f's owner may call it.
+func (f *Future[W, T]) forget(w *Worker) {
+	if !f.spilled {
+		w.dq.Forget(f.idx, &f.task)
+	}
 }
 
 // Done reports whether the future's task has finished.

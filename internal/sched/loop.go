@@ -100,7 +100,14 @@ func (w *Worker) local() *task {
 	if w.dq.Private() > 1 && w.publishDue() { // E2; a single one is popped now anyway
 		w.share()
 	}
-	return w.dq.Pop()
+	t := w.dq.Pop()
+	if t != nil && (t.forker != w || t.oneShot) {
+		// Not one of w's recycled jobs (another worker's task, moved
+		// here by a batch, or a future): its slot must not keep it, nor
+		// what it carries, once it has run (issue 33).
+		w.dq.Forget(w.dq.Bottom(), t)
+	}
+	return t
 }
 
 // runTask runs a task of the main loop, counted in w's tasks in progress.

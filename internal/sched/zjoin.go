@@ -108,9 +108,10 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 		// fork inside it uses this same slot and reuses j (J4).
 		w.counts[countExecuted]++
 		arg := j.arg
+		j.f, j.arg = nil, *new(A)
 		w.recycle(&j.task)
 		rb = f(pw, arg)
-	} else if p := w.stolen(&j.job, func() { rb, j.res = j.res, *new(R) }); p != nil {
+	} else if p := w.stolen(&j.job, func() { rb, j.f, j.arg, j.res = j.res, nil, *new(A), *new(R) }); p != nil {
 		panic(p.Err)
 	}
 	state = joined

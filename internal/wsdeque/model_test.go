@@ -61,7 +61,12 @@ func (m *model) pop() *int {
 		return nil
 	}
 	if len(m.items) == 1 {
-		return m.takeFirst()
+		// The owner clears the slot it leaves behind the indices
+		// (takeByTop): nothing it dropped stays reachable there.
+		i := m.top
+		x := m.takeFirst()
+		m.slots[m.slot(i)] = nil
+		return x
 	}
 	x := m.items[len(m.items)-1]
 	m.items = m.items[:len(m.items)-1]

@@ -150,6 +150,53 @@ func (d *Deque[T]) Moved() *T {
 	return x
 }
 
+// takeByTop returns the item at index b, which the owner has just claimed
+// by the top (D5a, D3's last item), and forgets it in its slot, which is
+// behind the indices now: nothing the owner dropped stays reachable from
+// the deque but through Moved's few. A thief with a stale top may still
+// load the slot; its CAS fails (D1). Owner only.
+func (d *Deque[T]) takeByTop(b int64) *T {
+	s := &d.slots[b&d.mask]
+	x := s.Load()
+	s.Store(nil)
+	d.addMoved(x)
+	return x
+}
+
+// Forget clears the slot of index i if it holds x, an item that has left
+// the deque for good and will not be pushed again: so that the slot, which
+// keeps the last item pushed there for Spare, does not keep x reachable.
+// An owner that recycles its items forgets only those it will not
+// recycle. Owner only.
+func (d *Deque[T]) Forget(i int64, x *T) {
+	// Atomic, as in Push: a thief with a stale top may load this slot
+	// for index i; its CAS on top fails (D1). If the slot holds x, it
+	// holds no live item: x has left, and it is never pushed again.
+	if s := &d.slots[i&d.mask]; s.Load() == x {
+		s.Store(nil)
+	}
+}
+
+// Bottom returns the index the next push will take: after a push, the
+// pushed item's index is Bottom()-1, and after a pop, the popped item's is
+// Bottom(). Owner only.
+func (d *Deque[T]) Bottom() int64 { return d.bottom }
+
+// DropMoved forgets the items Moved holds for which keep reports false:
+// for an owner about to go idle, so that items it will not reuse do not
+// stay reachable from the deque. Owner only.
+func (d *Deque[T]) DropMoved(keep func(*T) bool) {
+	n := 0
+	for _, x := range d.moved[:d.nmoved] {
+		if keep(x) {
+			d.moved[n] = x
+			n++
+		}
+	}
+	clear(d.moved[n:d.nmoved])
+	d.nmoved = n
+}
+
 // addMoved records x, just taken by the top, for Moved.
 func (d *Deque[T]) addMoved(x *T) {
 	if d.nmoved == movedMax {
@@ -225,8 +272,7 @@ func (d *Deque[T]) popLast(b int64) *T {
 	var x *T
 	if t := d.top.Load(); t == b {
 		if d.top.CompareAndSwap(b, b+1) {
-			x = d.slots[b&d.mask].Load()
-			d.addMoved(x) // its slot is behind the indices now, as after D5a
+			x = d.takeByTop(b)
 		}
 	}
 	// top is b+1 now: only index b could be claimed past bottom-1, and
@@ -310,9 +356,7 @@ func (d *Deque[T]) Pop() *T {
 		if !d.top.CompareAndSwap(t, t+1) {
 			return nil // a thief won it
 		}
-		x := d.slots[b&d.mask].Load()
-		d.addMoved(x)
-		return x
+		return d.takeByTop(b)
 	} else if t > b {
 		return nil // empty
 	}

@@ -1,0 +1,125 @@
+package fj_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/parallel"
+	"github.com/forkjoin/fj/pool"
+	"github.com/forkjoin/fj/taskblock"
+)
+
+// payload is what a call carries: 64 KiB, with a finalizer that counts
+// its collection.
+type payload struct {
+	buf   [64 << 10]byte
+	freed *atomic.Int64
+}
+
+func newPayload(freed *atomic.Int64) *payload {
+	p := &payload{freed: freed}
+	runtime.SetFinalizer(p, func(p *payload) { p.freed.Add(1) })
+	return p
+}
+
+// A finished call lets go of what it carried (issue 33, item 7): once it
+// has returned, nothing an idle pool holds (deque slots, recycled jobs,
+// loop pieces, carriers) keeps its closures, arguments or results alive.
+// Each entry point runs calls that each carry a fresh payload; after a
+// few collections with the pool idle, every payload but at most one per
+// worker in flight must be gone... and, since the calls have all
+// returned, every one.
+func TestFinishedCallsLetGo(t *testing.T) {
+	const calls = 200
+	type entry struct {
+		name string
+		run  func(p *pool.Pool, pl *payload)
+	}
+	use := func(pl *payload) int { return int(pl.buf[0]) }
+	entries := []entry{
+		{"Join", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.Join(w,
+					func(*pool.Worker) int { return use(pl) },
+					func(*pool.Worker) int { return use(pl) })
+				return a + b
+			})
+		}},
+		{"JoinArgs", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.JoinArgs(w, func(_ *pool.Worker, pl *payload) int { return use(pl) }, pl, pl)
+				return a + b
+			})
+		}},
+		{"JoinAll", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				r := forkjoin.JoinAll(w, func(_ *pool.Worker, pl *payload) int { return use(pl) }, []*payload{pl, pl, pl})
+				return len(r)
+			})
+		}},
+		{"Fork", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) *payload {
+				f := forkjoin.Fork(w, func(*pool.Worker) *payload { return pl })
+				return f.Join(w)
+			})
+		}},
+		{"Spawn", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) *payload {
+				tk := forkjoin.Spawn(w, func(*pool.Worker) *payload { return pl })
+				return tk.Join(w)
+			})
+		}},
+		{"Invoke", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(*pool.Worker) *payload { return pl })
+		}},
+		{"Pool.Run", func(p *pool.Pool, pl *payload) {
+			p.Run(func(*pool.Worker) { use(pl) })
+		}},
+		{"taskblock", func(p *pool.Pool, pl *payload) {
+			taskblock.Define(p, func(b *taskblock.Block) {
+				for range 3 {
+					b.Run(func(*pool.Worker) { use(pl) })
+				}
+			})
+		}},
+		{"For", func(p *pool.Pool, pl *payload) {
+			parallel.For(p, 0, 64, func(_ *pool.Worker, i int) { use(pl) })
+		}},
+		{"Reduce", func(p *pool.Pool, pl *payload) {
+			parallel.Reduce(p, 0, 64, 0, func(_ *pool.Worker, lo, hi int) int { return use(pl) + hi - lo },
+				func(a, b int) int { return a + b })
+		}},
+		{"SortByKey", func(p *pool.Pool, pl *payload) {
+			xs := make([]*payload, 4096)
+			for i := range xs {
+				xs[i] = pl
+			}
+			parallel.SortByKey(p, xs, func(pl *payload) int { return use(pl) })
+		}},
+	}
+	for _, workers := range []int{1, 2} {
+		for _, e := range entries {
+			t.Run(fmt.Sprintf("%s/workers=%d", e.name, workers), func(t *testing.T) {
+				p := pool.New(pool.WithWorkers(workers))
+				defer p.Close()
+				var freed atomic.Int64
+				for range calls {
+					e.run(p, newPayload(&freed))
+				}
+				// Finalizers run after the collection that finds the
+				// object unreachable; a few rounds let queued ones run.
+				for i := 0; i < 10 && freed.Load() < calls; i++ {
+					runtime.GC()
+					time.Sleep(time.Millisecond) // not synchronisation: lets the finalizer goroutine run; the loop re-checks
+				}
+				if got := freed.Load(); got < calls {
+					t.Errorf("%d of %d payloads still reachable from the idle pool after the calls returned", calls-got, calls)
+				}
+			})
+		}
+	}
+}
