@@ -86,7 +86,7 @@ func (in *injector) pop(start uint32) *task {
 // oldest task of the first non-empty bucket into dst[0] and, under the
 // same lock, up to len(dst)-1 more, at most half of what the bucket holds
 // after the first, stopping at a spilled task (those must not go to
-// another worker's deque: their owner may claim them back, see takeBack, job.go J1).
+// another worker's deque: their owner may claim them back, see takeBack, join.go J1).
 // It returns how many it took, as the Go runtime's runqgrab takes half a
 // run queue at once.
 func (in *injector) popBatch(start uint32, dst []*task) int {

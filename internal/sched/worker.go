@@ -59,7 +59,7 @@ type Worker struct {
 	lastVictim int      // worker index of the last successful steal, or -1
 	tick       uint32   // counts lookups, for the periodic injector check
 	searching  bool     // holds a unit of the searching count (sleep.md, U1)
-	loopNest   uint8    // the loop steps running on w (job.go, LoopStep)
+	loopNest   uint8    // the loop steps running on w (loophints.go, LoopStep)
 	checks     uint16   // forks and joins since the main loop's task began, where the fork path samples (debug.go)
 	cur        *carrier // the carrier holding the worker
 	scope      *scope   // the Region of the task running, or nil
