@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
@@ -121,4 +122,114 @@ func BenchmarkTreeWalk20(b *testing.B) {
 			check(b, got)
 		}
 	})
+}
+
+// The fork's cost in code shaped as users write it (issue 32): the sum of
+// a random binary tree of 1M nodes behind pointers, with two closures per
+// Join as a newcomer writes it, beside the same walk with JoinArgs (no
+// closure), the sequential walk, and the sequential walk through the same
+// two closures made to escape to the heap as Join's second one does (what
+// the closures cost without fj: an allocation each node, and the
+// collections that a heap holding the tree makes costly). ns/fork is per
+// inner node.
+
+type randNode struct {
+	value       int
+	left, right *randNode
+}
+
+// buildRandTree builds a random binary tree of n nodes: each node splits
+// its remaining nodes at a random point between its two subtrees.
+func buildRandTree(n int, seed *uint64) *randNode {
+	if n == 0 {
+		return nil
+	}
+	*seed = *seed*6364136223846793005 + 1442695040888963407
+	k := int((*seed >> 33) % uint64(n))
+	return &randNode{value: n, left: buildRandTree(k, seed), right: buildRandTree(n-1-k, seed)}
+}
+
+func randSumSeq(n *randNode) int {
+	if n == nil {
+		return 0
+	}
+	return n.value + randSumSeq(n.left) + randSumSeq(n.right)
+}
+
+var escaped func() int // where randSumClosuresSeq's closures escape to
+
+// randSumClosuresSeq is the sequential walk through two closures per
+// node, one of which escapes (as Join's second function does, into its
+// job): the closures' own cost, with no fj.
+func randSumClosuresSeq(n *randNode) int {
+	if n == nil {
+		return 0
+	}
+	fa := func() int { return randSumClosuresSeq(n.left) }
+	fb := func() int { return randSumClosuresSeq(n.right) }
+	escaped = fb
+	return n.value + fa() + fb()
+}
+
+func randSumJoin(w *pool.Worker, n *randNode) int {
+	if n == nil {
+		return 0
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return randSumJoin(w, n.left) },
+		func(w *pool.Worker) int { return randSumJoin(w, n.right) })
+	return n.value + a + b
+}
+
+func randSumArgs(w *pool.Worker, n *randNode) int {
+	if n == nil {
+		return 0
+	}
+	a, b := forkjoin.JoinArgs(w, randSumArgs, n.left, n.right)
+	return n.value + a + b
+}
+
+func BenchmarkTreeSumRandom1M(b *testing.B) {
+	const n = 1 << 20
+	seed := uint64(1)
+	tree := buildRandTree(n, &seed)
+	want := randSumSeq(tree)
+	perFork := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/fork")
+	}
+	b.Run("impl=sequential", func(b *testing.B) {
+		for range b.N {
+			if randSumSeq(tree) != want {
+				b.Fatal("wrong sum")
+			}
+		}
+		perFork(b)
+	})
+	b.Run("impl=closures-no-fj", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if randSumClosuresSeq(tree) != want {
+				b.Fatal("wrong sum")
+			}
+		}
+		perFork(b)
+	})
+	for _, workers := range []int{1, 2} {
+		p := pool.New(pool.WithWorkers(workers))
+		for _, v := range []struct {
+			name string
+			f    func(w *pool.Worker, n *randNode) int
+		}{{"join", randSumJoin}, {"args", randSumArgs}} {
+			b.Run(fmt.Sprintf("impl=fj-%s-%dw", v.name, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				for range b.N {
+					if forkjoin.Invoke(p, func(w *pool.Worker) int { return v.f(w, tree) }) != want {
+						b.Fatal("wrong sum")
+					}
+				}
+				perFork(b)
+			})
+		}
+		p.Close()
+	}
 }
