@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
@@ -98,4 +99,50 @@ func nestDefine(r pool.Runner, n int) int {
 		b.Run(func(w *pool.Worker) { d = 1 + nestDefine(w, n-1) })
 	})
 	return d
+}
+
+// BenchmarkBlockCost is issue 32's task block against the fork it should
+// cost about as much as: an empty Define, and Define with one and two
+// tasks, beside Spawn + Join of as many (an empty one: a call), on one
+// worker, inside one task, as a block at every node of a recursion pays
+// them. The target is at most twice the Spawn form.
+func BenchmarkBlockCost(b *testing.B) {
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	var sink int
+	task := func(*pool.Worker) { sink++ }
+	taskInt := func(*pool.Worker) int { sink++; return 0 }
+	for _, n := range []int{0, 1, 2} {
+		b.Run(fmt.Sprintf("form=define/tasks=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			p.Run(func(w *pool.Worker) {
+				b.ResetTimer()
+				for range b.N {
+					taskblock.Define(w, func(blk *taskblock.Block) {
+						for range n {
+							blk.Run(task)
+						}
+					})
+				}
+			})
+		})
+		b.Run(fmt.Sprintf("form=spawn/tasks=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			p.Run(func(w *pool.Worker) {
+				var ts [2]forkjoin.Task[int]
+				b.ResetTimer()
+				for range b.N {
+					for i := range n {
+						ts[i] = forkjoin.Spawn(w, taskInt)
+					}
+					for i := n - 1; i >= 0; i-- { // newest first: each join takes its fork back
+						ts[i].Join(w)
+					}
+					if n == 0 {
+						taskInt(w)
+					}
+				}
+			})
+		})
+	}
 }
