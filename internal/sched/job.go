@@ -53,7 +53,7 @@ import "sync/atomic"
 //	    that has one, published (E1-E3) or not. A worker's younger forks
 //	    stay private after a thief took its last exposed one, but an idle
 //	    worker takes them without their owner (wsdeque.md, D8: a heavy
-//	    barrier paid by the thief; search.go, G2), and no worker sleeps
+//	    barrier paid by the thief; search.go, M2), and no worker sleeps
 //	    while one is queued (sleep.md, S2a). The owner's fork and join stay
 //	    fence-free. Where the platform has no heavy barrier (wsdeque.md,
 //	    "Where there is no heavy barrier"), the window remains: between a

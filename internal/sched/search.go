@@ -104,7 +104,7 @@ func (w *Worker) awaitNews() bool {
 const newsSpins = 2048
 
 // findWork makes one pass over the injector and the other workers' deques,
-// published tasks first, then private ones (G1-G2 of wsdeque.md).
+// published tasks first, then private ones (M1-M2 of wsdeque.md).
 func (w *Worker) findWork() *task {
 	if t := w.popInjector(); t != nil {
 		return t
@@ -194,7 +194,7 @@ func (w *Worker) stealWorkers() *task {
 	return nil
 }
 
-// stealFrom takes half of what v's deque publishes (G1, seed 004's
+// stealFrom takes half of what v's deque publishes (M1, seed 004's
 // steal-half), as many as w's own deque has room for: it returns the
 // oldest to run and pushes the others on w's deque, published, where w
 // runs them next and other thieves can take them. A generator loop that
@@ -223,7 +223,7 @@ func (w *Worker) stealFrom(v *Worker) *task {
 	return t
 }
 
-// stealPrivate is G2: when no deque publishes anything, take the oldest
+// stealPrivate is M2: when no deque publishes anything, take the oldest
 // private task of a worker that holds some (a fork made while every
 // worker was busy, left behind when a thief took its forker's last
 // published one). It is wsdeque.md's D8 for every victim at once: their

@@ -379,7 +379,7 @@ func (p *Pool) hasWork() bool {
 // and now run the heavy barrier before loading the bottoms: either the
 // owner's load came after its barrier point and saw our announcement, so
 // it publishes and notifies (E1, P1-P3), or its push is visible here and
-// we cancel the sleep and take the task (G2). So no worker sleeps while a
+// we cancel the sleep and take the task (M2). So no worker sleeps while a
 // fork waits in a running worker's deque. The barrier is skipped when no
 // worker runs a task (nobody can be forking) or where private steals do
 // not exist (wsdeque.md, "Where there is no heavy barrier").
