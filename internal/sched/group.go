@@ -86,7 +86,9 @@ func (g *Group) done() { g.addN(-2) }
 
 func (g *Group) addN(d int64) {
 	v := g.n.Add(d) &^ canceledBit
-	if v < 0 {
+	// Below zero, a canceled group's count borrows canceledBit: v is then
+	// far above any count instead of negative.
+	if v < 0 || v >= canceledBit/2 {
 		panic("sched: Group below zero")
 	}
 	if v>>1 == 0 && g.waiters.Load() != nil {
