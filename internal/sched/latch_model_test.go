@@ -349,7 +349,9 @@ func TestLatchStressOneSetter(t *testing.T) {
 				}
 			}()
 		}
+		wg.Add(1)
 		go func() {
+			defer wg.Done() // reset below needs the setter gone too
 			<-start
 			if round%2 == 0 {
 				runtime.Gosched() // let some waiters register first
@@ -365,7 +367,7 @@ func TestLatchStressOneSetter(t *testing.T) {
 		for _, h := range res {
 			hows[h]++
 		}
-		l.reset() // every waiter has returned, and the setter set it
+		l.reset() // every waiter has returned, and the setter with them
 	}
 	t.Logf("waits: %d refused, %d cancelled, %d woken", hows[waitRefused], hows[waitCancelled], hows[waitWoken])
 }
