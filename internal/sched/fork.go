@@ -105,7 +105,8 @@ func (w *Worker) fork(t *task) {
 
 // wantsWork reports whether another worker of p wants work: some worker
 // is searching, waiting for news or asleep, i.e. not running a task
-// (sleep.md, S5: ctl == 0 means that every worker is busy). It is one
+// (sleep.md, S5: ctl == 0 means that every worker is busy, or about to
+// announce its sleep). It is one
 // load of the word every fork loads anyway.
 func (p *Pool) wantsWork() bool { return p.ctl.Load() != 0 }
 
