@@ -3,7 +3,9 @@ package sched
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -64,4 +66,77 @@ func TestLookLayout(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkLook is one L3 look at a parked goroutine: the cost of the
+// watch per holder and tick.
+func BenchmarkLook(b *testing.B) {
+	l := gLook()
+	if !l.ok {
+		b.Skip("no layout")
+	}
+	type parked struct {
+		g  unsafe.Pointer
+		id int64
+	}
+	ch := make(chan int)
+	got := make(chan parked)
+	go func() { got <- parked{getg(), goid()}; <-ch }()
+	defer close(ch)
+	h := <-got
+	for range b.N {
+		l.look((*gHandle)(h.g), h.id)
+	}
+}
+
+// BenchmarkStallTick is one tick of the monitor on a pool of two workers
+// whose holders run (CPU-bound tasks) with work queued behind them: what
+// the watch costs a busy pool every millisecond (stall.md, Costs).
+func BenchmarkStallTick(b *testing.B) {
+	p := New(Config{Workers: 2, DequeCapacity: 64, Name: "fj", StallThreshold: -1})
+	p.stall.threshold = 50 * time.Millisecond
+	p.stall.spares = make([]atomic.Pointer[Worker], 2*sparesPerWorker)
+	stop := make(chan struct{})
+	var started, done sync.WaitGroup
+	started.Add(2)
+	for range 2 {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			RunOutside(p, func(*Worker) {
+				started.Done()
+				for x := 0; ; x++ {
+					if x%1024 == 0 {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+					}
+				}
+			})
+		}()
+	}
+	started.Wait()
+	done.Add(1)
+	go func() { defer done.Done(); RunOutside(p, func(*Worker) {}) }() // queued behind them
+	for p.inj.len() == 0 {
+		runtime.Gosched()
+	}
+	slots := len(p.workers) + len(p.stall.spares)
+	v := &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
+	for i := range v.standIn {
+		v.standIn[i] = -1
+	}
+	now := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		if armed, _ := p.stallTick(v, now); !armed {
+			b.Fatal("the tick found nothing queued")
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	done.Wait()
+	p.Close()
 }
