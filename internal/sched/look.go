@@ -17,9 +17,9 @@ import (
 // puts in known states (L1), and every look validates what it read (L3).
 // Where that fails, the monitor falls back to runtime.Stack (stall.go).
 
-// The runtime's goroutine states (runtime2.go), which every Go release
-// since 1.0 has kept: a status word reads one of them, with scanBit set
-// while the garbage collector scans the goroutine's stack.
+// The runtime's goroutine states, which every Go release since 1.0 has
+// kept: a status word reads one of them, with gScanBit set while the
+// garbage collector scans the goroutine's stack.
 const (
 	gRunnable = 1
 	gRunning  = 2
@@ -130,7 +130,7 @@ func (l *gLayout) look(gh *gHandle, id int64) (s gState, ok bool) {
 }
 
 // waitReasons126 is the runtime's list of wait reasons (waitReasonStrings
-// in runtime2.go, Go 1.25 and 1.26), by value. L1 checks it against the
+// in the runtime's source, Go 1.25 and 1.26), by value. L1 checks it against the
 // reasons of goroutines parked on purpose; a release that reorders it
 // fails that check, and every wait counts as blocked (with no name).
 var waitReasons126 = []string{
