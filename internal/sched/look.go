@@ -144,8 +144,13 @@ var waitReasons126 = []string{
 
 // userWaits are the waits in the program's code: what a task blocked
 // without a section sits in (L2).
+//
+// Not "semacquire": the runtime waits so to start a collection or to stop
+// the world while another goroutine does (a CPU-bound task that
+// allocates), which ends by itself; the program's semaphores (sync's
+// types) have reasons of their own.
 var userWaits = []string{
-	"IO wait", "semacquire", "sleep", "chan receive (nil chan)", "chan send (nil chan)",
+	"IO wait", "sleep", "chan receive (nil chan)", "chan send (nil chan)",
 	"select (no cases)", "select", "chan receive", "chan send", "sync.Cond.Wait",
 	"sync.Mutex.Lock", "sync.RWMutex.RLock", "sync.RWMutex.Lock", "sync.WaitGroup.Wait",
 }

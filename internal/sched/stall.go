@@ -536,7 +536,12 @@ func (w *Worker) spareHold(c *carrier) {
 		// run: wait for one to resume (C3 sends a token) or for the
 		// monitor to say work is queued. A token sent since the checks
 		// above is in the channel already. The sleep state tells the
-		// monitor that this wait is fj's, not a task's (L2).
+		// monitor that this wait is fj's, not a task's (L3): stored
+		// before the wait and after it, sequentially consistent, and
+		// loaded by the monitor after the status word, so that a look
+		// that finds the goroutine waiting and the state awake has at
+		// worst caught the spare waking up, which the second look of L4
+		// does not repeat.
 		w.sleepState.Store(asleep)
 		<-w.wake
 		w.sleepState.Store(awake)
