@@ -31,10 +31,10 @@ import (
 // its worker runs other tasks, which Get the same value: read and update
 // the value between nested calls, not across one.
 //
-// A spare worker, which a pool runs while every worker is blocked in a
-// task without a blocking section (see pool.StallReport), has a value of
-// its own, apart from that of the worker whose ID it reports: the blocked
-// task may still be using that one. All then yields that ID twice.
+// A spare worker, which a pool runs while a task blocks without a
+// blocking section (see pool.StallReport), has a value of its own, apart
+// from that of the worker whose ID it reports: the blocked task may still
+// be using that one. All then yields that ID more than once.
 type PerWorker[T any] struct {
 	pool  *pool.Pool
 	init  func() T

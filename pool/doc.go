@@ -64,17 +64,26 @@
 // Stats counts them. A section of a task of the pool is not where to
 // close it: Close from there panics, as from the task itself.
 //
-// Forgetting a section costs time, never a hang. When every worker of a
-// pool has been blocked inside one task for longer than a threshold (1 s
-// by default, WithStallThreshold) while work is queued, the pool reports
-// the tasks holding the workers, with their stacks and the fix, once
-// (to standard error, or to WithStallHandler's function), and runs the
-// queued work on spare workers while those tasks block: at most one per
-// worker, retired when the blocked tasks return, counted in Stats. The
-// pool watches only while every worker is busy with work queued: an idle
-// pool runs no timer. It tells blocked tasks from busy ones by their
-// goroutines' states, so long CPU-bound tasks are never reported. See
-// StallReport.
+// Forgetting a section costs time, never a hang on a wait. About a
+// millisecond after a task blocks without a section (a channel operation
+// or select, a lock, sync.Cond, WaitGroup, a sleep, I/O) while work waits
+// for its worker (in the worker's deque or the pool's queues), a spare
+// worker runs that work, whatever the other workers do, idle ones
+// included; a spare that blocks gets one too, up to a bound per worker,
+// and a spare retires soon after its block ends. Stats counts them. The
+// first such block is reported once, a threshold later (50 ms by default,
+// WithStallThreshold), with the task's own frames, how long it blocked
+// and the fix (to standard error, or to WithStallHandler's function).
+// The pool tells blocked tasks from running ones by their goroutines'
+// states, a few loads per worker, only while work is queued: an idle pool
+// runs no timer, and long CPU-bound tasks are never reported.
+//
+// What is not caught: a task that spins (polls a flag or an atomic) until
+// a task queued behind it on its own worker runs. It runs, as far as the
+// pool can tell, and if what it polls for waits behind it, the program
+// hangs; see forkjoin's package documentation on forks waited for without
+// a join. A ready parked task of a worker whose holder blocks resumes only
+// when that block ends (it needs its own worker). See StallReport.
 //
 // # Composing
 //

@@ -37,9 +37,9 @@ func ExampleWithStallHandler() {
 		pool.WithStallHandler(func(r pool.StallReport) { report = r }))
 	forgetSection(p)
 	p.Close() // waits for the handler too
-	fmt.Printf("pool %q: %d task(s) held its workers; %d spare(s) ran the queued work\n",
-		report.Pool, len(report.Tasks), report.Spares)
-	// Output: pool "fj": 1 task(s) held its workers; 1 spare(s) ran the queued work
+	fmt.Printf("pool %q: %d task(s) blocked, waiting for %s; %d spare(s) ran the queued work\n",
+		report.Pool, len(report.Tasks), report.Tasks[0].State, report.Spares)
+	// Output: pool "fj": 1 task(s) blocked, waiting for chan receive; 1 spare(s) ran the queued work
 }
 
 // A short threshold finds a missing section sooner. Stats counts the
@@ -55,7 +55,7 @@ func ExampleWithStallThreshold() {
 	// Output: stalls: 1 spares started: 1 spares now: 0
 }
 
-// The report names each task that holds a worker, with its stack.
+// The report names each blocked task, with its stack.
 func ExampleStallReport() {
 	var report pool.StallReport
 	p := pool.New(pool.WithWorkers(1),
@@ -94,7 +94,7 @@ func ExampleStallReport_String() {
 	forgetSection(p)
 	p.Close()
 	text := report.String()
-	fmt.Println(strings.Contains(text, `every worker of pool "fj" has been blocked inside one task`))
+	fmt.Println(strings.Contains(text, `a task of pool "fj" blocked without pool.Blocking`))
 	fmt.Println(strings.Contains(text, "wrap the blocking call"))
 	// Output:
 	// true

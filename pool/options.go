@@ -24,12 +24,12 @@ type Config struct {
 	// as errgroup's SetLimit does (see Blocking and WithMaxBlocking). 0
 	// means the default: no limit.
 	MaxBlocking int
-	// StallThreshold is how long every worker must have been blocked in
-	// one task, with work queued, before the pool reports a stall and
-	// starts spare workers (see StallReport and WithStallThreshold). 0
-	// means the default, 1 s; a negative value turns detection off.
+	// StallThreshold is how long the stall report waits after the first
+	// block it describes (see StallReport and WithStallThreshold); spares
+	// do not wait for it. 0 means the default, 50 ms; a negative value
+	// turns the watch off.
 	StallThreshold time.Duration
-	// StallHandler receives the report of the pool's first stall (see
+	// StallHandler receives the pool's stall report (see
 	// WithStallHandler). nil means the default: print it to standard
 	// error.
 	StallHandler func(StallReport)

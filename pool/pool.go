@@ -152,9 +152,9 @@ func (p *Pool) Run(f func(w *Worker)) {
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare worker, which
-// a pool runs while every worker is blocked in a task without a blocking
-// section (see StallReport), returns the ID of the worker whose blocked
-// task it stands in for: per-worker state that a task indexes by ID and
+// a pool runs while a task blocks without a blocking section (see
+// StallReport), returns the ID of the worker whose blocked task it (or
+// the spare it stands in for) stands in for: per-worker state that a task indexes by ID and
 // keeps across a call that blocks without a section may meet a spare's
 // task then, as it may meet another task of the same worker across
 // Blocking. parallel.PerWorker gives a spare a value of its own.

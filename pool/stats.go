@@ -36,12 +36,13 @@ type Stats struct {
 	// close. Sub keeps the later snapshot's values of both.
 	Blocking, MostBlocking uint64
 	// Spares is a gauge: the spare workers running at the moment of the
-	// snapshot, which run queued work while every worker is blocked in a
-	// task without a section (see WithStallHandler). SparesStarted counts
-	// the spares started since the pool started, and Stalls the stalls
-	// detected (each is reported only the first time). Sub keeps the
-	// later Spares and subtracts the others.
-	Spares, SparesStarted, Stalls uint64
+	// snapshot, which run the work waiting for a worker whose task blocks
+	// without a section (see StallReport). SparesStarted counts the spares
+	// started since the pool started, Stalls the blocks that got one (the
+	// first is reported), and SparesAtLimit the times a spare was wanted
+	// and not started: the worker had StallReport.SpareLimit already. Sub
+	// keeps the later Spares and subtracts the others.
+	Spares, SparesStarted, Stalls, SparesAtLimit uint64
 }
 
 // WorkerStats are one worker's counters.
@@ -99,7 +100,7 @@ func (p *Pool) Stats() Stats {
 	ss := p.sched().Snapshot()
 	s := Stats{Workers: make([]WorkerStats, len(ss.Workers)), Submitted: ss.Submitted}
 	s.Blocking, s.MostBlocking = ss.Blocking, ss.MostBlocking
-	s.Spares, s.SparesStarted, s.Stalls = ss.Spares, ss.SparesStarted, ss.Stalls
+	s.Spares, s.SparesStarted, s.Stalls, s.SparesAtLimit = ss.Spares, ss.SparesStarted, ss.Stalls, ss.SparesAtLimit
 	var total sched.Counters
 	for i, c := range ss.Workers {
 		s.Workers[i] = workerStats(c)
@@ -125,6 +126,7 @@ func (s Stats) Sub(earlier Stats) Stats {
 	d.Blocking, d.MostBlocking = s.Blocking, s.MostBlocking
 	d.Spares = s.Spares
 	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
+	d.SparesAtLimit = s.SparesAtLimit - earlier.SparesAtLimit
 	var total sched.Counters
 	for i := range s.Workers {
 		a := s.Workers[i].counters()
@@ -153,7 +155,8 @@ func (s Stats) String() string {
 	}
 	row("total", s.Total)
 	fmt.Fprintf(&b, "in blocking sections: %d now, %d at most\n", s.Blocking, s.MostBlocking)
-	fmt.Fprintf(&b, "stalls: %d; spare workers: %d now, %d started\n", s.Stalls, s.Spares, s.SparesStarted)
+	fmt.Fprintf(&b, "stalls: %d; spare workers: %d now, %d started, %d refused at the limit\n",
+		s.Stalls, s.Spares, s.SparesStarted, s.SparesAtLimit)
 	fmt.Fprintf(&b, "submitted from outside: %d\n", s.Submitted)
 	return b.String()
 }

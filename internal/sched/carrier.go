@@ -19,6 +19,9 @@ import (
 type carrier struct {
 	w    *Worker
 	goid int64 // the id of the carrier's goroutine, set when it starts
+	// g is the runtime's g of that goroutine (getg), set with goid, or
+	// nil where L1 found no layout (stall.md).
+	g *gHandle
 	// slot is the holders table entry of c's goroutine while it holds w,
 	// or nil; overflowed marks an entry counted in holders.overflow
 	// instead (identity.go). Only c's goroutine touches them.
@@ -82,6 +85,9 @@ func (c *carrier) run(holding bool) {
 	p := w.pool
 	defer w.carrierGroup().Done()
 	c.goid = goid()
+	if gLook().ok {
+		c.g = (*gHandle)(getg())
+	}
 	// A goroutine inherits its creator's profiler labels, and carriers are
 	// often started from inside a task that is about to park: give this
 	// one the worker's own labels, or profiles would charge everything it
@@ -126,6 +132,7 @@ func (w *Worker) takeOver(c *carrier) {
 // holders table (identity.go, I3). c's goroutine calls it.
 func (w *Worker) setHolder(c *carrier) {
 	w.cur = c
+	w.holderG.Store(c.g) // before register's store of holder (stall.md, L2)
 	w.register(c)
 }
 

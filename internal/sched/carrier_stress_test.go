@@ -78,7 +78,9 @@ func (pr *csProg) enter(w *pool.Worker) *csSec {
 	if w == nil || pr.owners == nil {
 		return nil
 	}
-	s := &csSec{slot: &pr.owners[w.Pool()][w.ID()]}
+	// By slot, not ID: a spare (stall.md, X1) reports its worker's ID
+	// and runs beside it.
+	s := &csSec{slot: &pr.owners[w.Pool()][schedtest.W(w).Slot()]}
 	s.begin()
 	return s
 }
@@ -109,7 +111,7 @@ func (pr *csProg) at(s *csSec, f func() uint64) uint64 {
 func csOwners(ps ...*pool.Pool) map[*pool.Pool][]atomic.Uint64 {
 	m := make(map[*pool.Pool][]atomic.Uint64)
 	for _, p := range ps {
-		m[p] = make([]atomic.Uint64, p.Workers())
+		m[p] = make([]atomic.Uint64, sched.From[sched.Pool](p).Slots())
 	}
 	return m
 }

@@ -12,11 +12,11 @@ type Config struct {
 	DequeCapacity int    // capacity of each worker's deque, rounded up to a power of two
 	Name          string // for Stats, profiler labels and traces
 	MaxBlocking   int    // cap on the user's tasks in blocking sections at once; 0: none
-	// StallThreshold is how long every worker must have been blocked
-	// inside one task, with work queued, before the pool reports a stall
-	// and starts spares (stall.md); 0: DefaultStallThreshold; < 0: never.
+	// StallThreshold is how long the stall report waits after the first
+	// block it describes (stall.md, W5); 0: DefaultStallThreshold; < 0:
+	// no watch at all (no spares, no report).
 	StallThreshold time.Duration
-	// StallHandler is called with the report of the pool's first stall
+	// StallHandler is called with the pool's stall report
 	// (W5), on the monitor's goroutine; nil: no report.
 	StallHandler func(StallReport)
 }

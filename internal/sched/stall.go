@@ -15,16 +15,32 @@ import (
 )
 
 // Stalls: a task that blocks without a blocking section holds its worker,
-// and once every worker is held so while work is queued, nothing runs that
-// work. The pool watches for that in every build (W1-W5), reports it once,
-// and runs the queued work on spare workers meanwhile (X1-X6). stall.md
-// next to this file states the steps and argues why nothing is lost and
-// nothing runs twice; the comments here cite them.
+// and the work queued behind it waits. The pool watches its holders in
+// every build (L1-L4, W1-W5): a holder that is blocked while work waits
+// gets a spare worker standing in for it about a millisecond later
+// (X1-X6), and the first such block is reported once. stall.md next to
+// this file states the steps and argues why nothing is lost and nothing
+// runs twice; the comments here cite them.
 
-// DefaultStallThreshold is how long every worker must have been blocked
-// inside one task, with work queued, before the pool reports a stall and
-// starts spares, when Config.StallThreshold is 0.
-const DefaultStallThreshold = time.Second
+// DefaultStallThreshold is how long the report waits after the first
+// block it describes (W5), when Config.StallThreshold is 0. Compensation
+// does not wait for it: it starts about a millisecond after a holder
+// blocks (W4).
+const DefaultStallThreshold = 50 * time.Millisecond
+
+// lookEvery is the monitor's tick while it is armed (W3, W4), and
+// lookSoon its tick while a holder has been seen blocked with work
+// waiting: a block is confirmed by a second look (L4), and a chain of
+// spares that all block (X1) grows by one per confirmation.
+const (
+	lookEvery = time.Millisecond
+	lookSoon  = 250 * time.Microsecond
+)
+
+// sparesPerWorker bounds the spares that stand in for one worker and for
+// the spares standing in for it (X1): Stats.SparesAtLimit counts the
+// times the bound stopped one.
+const sparesPerWorker = 64
 
 // The values of Pool.stallState (W2, W3).
 const (
@@ -40,22 +56,30 @@ const (
 	startedOne  = 1 << 32
 )
 
-// StallReport describes a stall (W5): what the stall handler receives.
-// package pool turns it into its documented type.
+// StallReport describes the blocks that cost the pool compensation (W5):
+// what the stall handler receives. package pool turns it into its
+// documented type.
 type StallReport struct {
 	Pool      string        // the pool's name
-	Threshold time.Duration // how long each task has held its worker, at least
+	Threshold time.Duration // how long the report waited after the first block
 	Queued    int           // tasks in the pool's queues, private ones included (an estimate)
 	Resumable int           // parked tasks ready to resume, waiting for their worker
-	Spares    int           // spares started for this stall (X1)
-	Tasks     []StalledTask // one per worker, in worker order
+	Spares    int           // spares started since the first block it lists
+	// SpareLimit is the bound on spares per worker, and AtLimit whether a
+	// spare was wanted and not started because of it (X1).
+	SpareLimit int
+	AtLimit    bool
+	Tasks      []StalledTask // the blocked holders, the first one first
 }
 
-// StalledTask is a task that holds a worker in a stall.
+// StalledTask is a task that blocked while holding a worker or a spare.
 type StalledTask struct {
-	Worker    int    // the worker's ID
-	Goroutine int64  // the id of the goroutine running the task
-	Stack     string // its stack, as runtime.Stack prints it, header first
+	Worker    int           // the ID of the worker it held (or the one its spare stood in for)
+	Spare     bool          // it held a spare, not the worker itself
+	Goroutine int64         // the id of the goroutine running the task
+	State     string        // what it waited for, as runtime.Stack names it ("chan receive"), if known
+	Blocked   time.Duration // how long it had been seen blocked when the report was made
+	Stack     string        // its stack, as runtime.Stack prints it, header first; "" if not captured
 }
 
 // stallWatch is a pool's stall monitor and its spares.
@@ -74,33 +98,39 @@ type stallWatch struct {
 	// the workers' (Pool.goroutines): see X6.
 	spareCarriers sync.WaitGroup
 
-	// spares[k] is the spare that stands in for worker k (X1), or nil
-	// before its first start; only the monitor stores into it.
-	spares   []atomic.Pointer[Worker]
+	// spares[k] is spare slot k, or nil before its first start; slot k
+	// stands in for worker k mod Workers() or for a spare of that
+	// worker's (X1). Only the monitor stores into it (under mu).
+	spares []atomic.Pointer[Worker]
+	// The counts below are read by Stats from any goroutine; each is a
+	// single word whose own value is all a reader needs (no ordering
+	// with other memory), except live, whose decrement X5 orders before
+	// the spare's live flag.
 	made     atomic.Int32 // spares allocated so far
 	live     atomic.Int32 // spares running now (Stats.Spares)
 	started  atomic.Uint64
-	stalls   atomic.Uint64
-	reported bool // the monitor's only
+	stalls   atomic.Uint64 // blocks that were compensated (Stats.Stalls)
+	atLimit  atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
+	reported bool          // the monitor's only
 	// handlerG is the monitor goroutine's id while it calls the handler
 	// (W5), so that Close from the handler, which would wait for
 	// itself, panics instead.
 	handlerG atomic.Int64
 
-	// For tests: monitor goroutines started, ticks, stack dumps.
+	// For tests: monitor goroutines started, ticks, and goroutine dumps
+	// (the report's, and the fallback look's: L1).
 	starts, ticks, dumps atomic.Int64
 }
 
 // spareState is what makes a Worker a spare (X1-X5).
 type spareState struct {
-	// retire is set by the monitor (X4) and read by the spare's holder.
+	// retire is set by the monitor (X4) and read by the spare's holder;
+	// a stale read only delays the exit to the next task boundary.
 	retire atomic.Bool
-	// live is set by X1 and cleared by the exiting holder, last (X5).
+	// live is set by X1 and cleared by the exiting holder, last (X5):
+	// sequentially consistent, so that the monitor that reads it false
+	// also sees everything the spare did before (its deque drained).
 	live atomic.Bool
-	// The mark and holder of the worker stood in for when the spare
-	// started: the monitor's only (X4).
-	mark int64
-	g    int64
 }
 
 // initStalls sets up p's stall watch from cfg.
@@ -116,17 +146,22 @@ func (p *Pool) initStalls(cfg Config) {
 		p.stallState.Store(stallOff)
 		return
 	}
+	gLook() // L1, once per process, before any look
 	// X1: a spare's holders-table index is Workers()+k, within 16 bits.
-	m.spares = make([]atomic.Pointer[Worker], min(len(p.workers), maxWorkers-len(p.workers)))
+	n := len(p.workers)
+	m.spares = make([]atomic.Pointer[Worker], min(n*sparesPerWorker, (maxWorkers-n)/n*n))
 }
 
-// armStalls is W2's arming, from a publisher or a searcher that saw every
-// worker busy, after its load of the state found stallIdle.
+// armStalls is W2's arming, after the caller's load of the state found
+// stallIdle.
 //
 //go:noinline
 func (p *Pool) armStalls() {
 	m := &p.stall
 	m.mu.Lock()
+	// The CAS is sequentially consistent: with W3's store and re-check it
+	// makes sure that a monitor runs after work queued behind busy
+	// workers (stall.md, W3).
 	if !m.stopped && p.stallState.CompareAndSwap(stallIdle, stallArmed) {
 		m.monitor.Add(1)
 		m.starts.Add(1)
@@ -148,58 +183,76 @@ func (p *Pool) stopStalls() {
 	m.spareCarriers.Wait()
 }
 
-// stallView is what the monitor has seen of the workers (W4).
+// stallView is what the monitor has seen of the holders, by slot: the
+// workers', then the spares'.
 type stallView struct {
-	seen    []stallSeen
-	suspect int  // consecutive checks that found every holder blocked
-	inStall bool // a stall is confirmed and not over (Stats.Stalls)
-	// next is when the next stack check may come, and backoff the delay
-	// after one that found a holder running. They last as long as the
-	// monitor goroutine, so that a pool kept busy by long CPU-bound tasks
-	// has its goroutines dumped ever more rarely, whatever its tasks do.
+	seen []stallSeen
+	// standIn[h] is the slot of the spare standing in for slot h, or -1.
+	standIn []int
+	rep     *pendingReport
+	// The fallback look's (L1): when the next dump may come, the delay
+	// after one that found a holder running, and its buffer.
 	next    time.Time
 	backoff time.Duration
-	buf     []byte // runtime.Stack's buffer, kept for the next dump
+	buf     []byte
 }
 
 type stallSeen struct {
-	mark  int64
-	g     int64
-	since time.Time
+	mark, g int64
+	since   time.Time // when mark or g last changed (the fallback's stuck)
+	// looks counts the consecutive looks that found the holder blocked
+	// (L4), since blockedSince; reason is what the last one found.
+	looks        int
+	blockedSince time.Time
+	reason       string
+	// counted is set once the block counts in Stats.Stalls (W4).
+	counted bool
+	// private is set once a spare was started for this block with only
+	// the holder's private tasks to take (X1), so that it is not started
+	// again and again while no thief can reach them.
+	private bool
 }
 
-// watchStalls is the monitor goroutine: a tick every quarter threshold
-// while armed (W3-W5, X1, X4).
+// pendingReport is W5's report between the first compensated block and
+// its delivery a threshold later.
+type pendingReport struct {
+	first   time.Time
+	started uint64 // Stats.SparesStarted then
+	stacks  map[int64]string
+	tasks   []StalledTask
+	since   []time.Time // when each task's block began
+}
+
+// watchStalls is the monitor goroutine: a tick every lookEvery while
+// armed (W3-W5, X1, X4).
 func (p *Pool) watchStalls() {
 	m := &p.stall
 	defer m.monitor.Done()
 	// Started from a worker's goroutine: do not carry its labels.
 	pprof.SetGoroutineLabels(context.Background())
-	tick := max(m.threshold/4, time.Millisecond)
-	v := &stallView{seen: make([]stallSeen, len(p.workers))}
-	// A first look at once: the marks seen now start the threshold.
-	if !p.stallTick(v, time.Now()) && !p.disarmStalls() {
-		return
+	slots := len(p.workers) + len(m.spares)
+	v := &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
+	for i := range v.standIn {
+		v.standIn[i] = -1
 	}
-	t := time.NewTimer(tick)
+	defer p.deliverReport(v)
+	t := time.NewTimer(lookEvery)
 	defer t.Stop()
 	for {
+		armed, soon := p.stallTick(v, time.Now())
+		if !armed && !p.disarmStalls() {
+			return
+		}
+		d := lookEvery
+		if soon {
+			d = lookSoon
+		}
+		t.Reset(d)
 		select {
 		case <-m.stop:
 			return
-		case now := <-t.C:
+		case <-t.C:
 			m.ticks.Add(1)
-			if !p.stallTick(v, now) && !p.disarmStalls() {
-				return
-			}
-			// W4's second check comes soon after the first: a goroutine
-			// blocked for a whole threshold is still blocked an eighth
-			// of a tick later, one caught in a lock most likely not.
-			if v.suspect == 1 {
-				t.Reset(max(tick/8, time.Millisecond))
-			} else {
-				t.Reset(tick)
-			}
 		}
 	}
 }
@@ -208,6 +261,9 @@ func (p *Pool) watchStalls() {
 // whether the monitor re-armed itself (and so goes on ticking).
 func (p *Pool) disarmStalls() bool {
 	m := &p.stall
+	// Sequentially consistent store, then loads of ctl and the queues:
+	// W2's arming points make their work visible, then load ctl, then
+	// this state (stall.md, W3).
 	p.stallState.Store(stallIdle)
 	if p.wantsWork() || !p.hasWork() {
 		return false
@@ -218,85 +274,141 @@ func (p *Pool) disarmStalls() bool {
 	return again
 }
 
-// stallTick is one tick of the monitor at time now: X4, then W3-W5 and
-// X1. It reports whether the monitor stays armed.
-func (p *Pool) stallTick(v *stallView, now time.Time) bool {
+// slotWorker returns the worker or live spare at slot h, or nil.
+func (p *Pool) slotWorker(h int) *Worker {
+	n := len(p.workers)
+	if h < n {
+		return p.workers[h]
+	}
+	if s := p.stall.spares[h-n].Load(); s != nil && s.asSpare.live.Load() {
+		return s
+	}
+	return nil
+}
+
+// stallTick is one tick of the monitor at time now (W3-W5, X1, X4). It
+// reports whether the monitor stays armed, and whether it should look
+// again soon (a holder was seen blocked with work waiting).
+func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 	m := &p.stall
-	c := p.ctl.Load()
 	queued, resumable := p.stallWork()
-	spares := m.live.Load() > 0
-	if spares {
-		p.tendSpares(c != 0, queued > 0) // X4
-	}
-	if c != 0 || queued+resumable == 0 { // W3
+	live := m.live.Load() > 0
+	if queued+resumable == 0 && !live { // W3
 		v.reset()
-		return spares
+		return false, false
 	}
-	all := true // W4: stuck
-	for i, w := range p.workers {
+	l := gLook()
+	if !l.ok {
+		return p.stallTickStack(v, now, queued, resumable), false
+	}
+	pub := p.published()
+	slots := len(p.workers)
+	if live {
+		slots = len(v.seen)
+	}
+	for h := range slots {
+		w := p.slotWorker(h)
+		s := &v.seen[h]
+		if w == nil {
+			*s = stallSeen{}
+			p.retireStandIn(v, h)
+			continue
+		}
+		// W1: the mark and the holder. Loads of single words; a stale
+		// pair only delays what follows by a tick.
 		mark, g := w.inProgress.Load(), w.holder.Load()
-		s := &v.seen[i]
 		if mark != s.mark || g != s.g || s.since.IsZero() {
 			*s = stallSeen{mark: mark, g: g, since: now}
-			v.suspect, v.inStall = 0, false
 		}
-		if g == 0 || mark&runningMask == 0 || now.Sub(s.since) < m.threshold {
-			all = false
+		st, ok := p.lookHolder(l, w, mark, g)
+		if !ok || !st.blocked {
+			s.looks = 0
+			p.retireStandIn(v, h) // X4
+			continue
 		}
-	}
-	if !all || now.Before(v.next) || (v.inStall && !p.spareWanted()) {
-		v.suspect = 0
-		return true
-	}
-	// W4: blocked. Only now, with every worker stuck a whole threshold.
-	m.dumps.Add(1)
-	holders := make([]int64, len(v.seen))
-	for i := range v.seen {
-		holders[i] = v.seen[i].g
-	}
-	var stacks map[int64]string
-	v.buf, stacks = goroutineStacks(v.buf, holders)
-	for i := range p.workers {
-		st, ok := stacks[v.seen[i].g]
-		if !ok || !blockedState(st) {
-			v.suspect = 0
-			v.backoff = min(max(2*v.backoff, m.threshold), 8*m.threshold)
-			v.next = now.Add(v.backoff)
-			return true
+		if s.looks == 0 {
+			s.blockedSince = now
 		}
-	}
-	if v.suspect++; v.suspect < 2 {
-		return true // checked again soon (watchStalls)
-	}
-	// Confirmed: X1 and W5. Spares are looked at again a threshold later
-	// at the soonest (one may have run out of work and exited).
-	v.next = now.Add(m.threshold)
-	if !v.inStall {
-		v.inStall = true
-		m.stalls.Add(1)
-	}
-	started := p.startSpares(v)
-	if !m.reported {
-		m.reported = true
-		r := StallReport{Pool: p.name, Threshold: m.threshold, Queued: queued, Resumable: resumable, Spares: started}
-		for i := range p.workers {
-			g := v.seen[i].g
-			r.Tasks = append(r.Tasks, StalledTask{Worker: i, Goroutine: g, Stack: stacks[g]})
+		s.looks++
+		s.reason = st.reason
+		own := w.dq.Stealer().Peek()
+		mine := int(w.nResumable.Load())
+		if own+mine == 0 && pub == 0 {
+			continue // blocked, but nothing waits for it
 		}
-		if m.handler != nil {
-			m.handlerG.Store(goid())
-			m.handler(r)
-			m.handlerG.Store(0)
+		soon = true
+		if s.looks < 2 { // L4
+			continue
+		}
+		// W4: blocked, with work waiting. W5 first, so that the dump
+		// finds the holder still blocked and counts the spare below.
+		if !s.counted {
+			s.counted = true
+			m.stalls.Add(1)
+		}
+		p.noteBlock(v, h, w, s, now)
+		// X1: a stand-in, if it could take something: published work,
+		// or (once) the holder's own.
+		if pub > 0 || (own > 0 && !s.private) {
+			if v.standIn[h] < 0 || !p.standInLive(v.standIn[h]) {
+				if pub == 0 {
+					s.private = true
+				}
+				p.startStandIn(v, h)
+			} else {
+				p.stall.spares[v.standIn[h]-len(p.workers)].Load().signal()
+			}
 		}
 	}
-	return true
+	if v.rep != nil && now.Sub(v.rep.first) >= m.threshold {
+		p.deliverReport(v)
+	}
+	return true, soon
+}
+
+// lookHolder is L2 and L3 for w, whose mark and holder the caller just
+// loaded: blocked means that g, in a task, waits in the program's code.
+// A holder that is not in a task (searching, asleep: its sleep state
+// says which) or whose goroutine is gone is not blocked.
+func (p *Pool) lookHolder(l *gLayout, w *Worker, mark, g int64) (gState, bool) {
+	if g == 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
+		return gState{}, false
+	}
+	st, ok := l.look(w.holderG.Load(), g)
+	// The holder again, after the look: a carrier that handed w over
+	// meanwhile (parked in a join, entered a section) waits in fj's
+	// code, not the program's.
+	if !ok || w.holder.Load() != g || w.sleepState.Load() != awake {
+		return gState{}, false
+	}
+	return st, true
+}
+
+// standInLive reports whether the spare at slot k is live.
+func (p *Pool) standInLive(k int) bool {
+	s := p.stall.spares[k-len(p.workers)].Load()
+	return s != nil && s.asSpare.live.Load()
+}
+
+// retireStandIn is X4 for the spare standing in for slot h, whose holder
+// is not blocked (any more): it retires at its next task boundary.
+func (p *Pool) retireStandIn(v *stallView, h int) {
+	k := v.standIn[h]
+	if k < 0 {
+		return
+	}
+	v.standIn[h] = -1
+	s := p.stall.spares[k-len(p.workers)].Load()
+	if s != nil && s.asSpare.live.Load() {
+		s.asSpare.retire.Store(true)
+		s.signal()
+	}
 }
 
 func (v *stallView) reset() {
 	for i := range v.seen {
 		v.seen[i] = stallSeen{}
 	}
-	v.suspect, v.inStall = 0, false
 }
 
 // stallWork returns the tasks queued in p, private ones included as Peek
@@ -307,44 +419,46 @@ func (p *Pool) stallWork() (queued, resumable int) {
 		queued += w.dq.Stealer().Peek()
 		resumable += int(w.nResumable.Load())
 	}
+	if p.stall.live.Load() != 0 {
+		for k := range p.stall.spares {
+			if s := p.stall.spares[k].Load(); s != nil && s.asSpare.live.Load() {
+				queued += s.dq.Stealer().Peek()
+				resumable += int(s.nResumable.Load())
+			}
+		}
+	}
 	return queued, resumable
 }
 
-// spareWanted reports whether a confirmed stall could use another spare
-// (X1): a worker has none live, and published work is queued.
-func (p *Pool) spareWanted() bool {
-	m := &p.stall
-	for k := range m.spares {
-		if s := m.spares[k].Load(); s == nil || !s.asSpare.live.Load() {
-			return p.published() > 0
-		}
-	}
-	return false
-}
-
 // published returns the tasks a spare could take: in the injector and in
-// the published parts of the workers' deques (X1, X3).
+// the published parts of the workers' and spares' deques (X1, X3).
 func (p *Pool) published() int {
 	n := int(p.inj.len())
 	for _, w := range p.workers {
 		n += w.dq.Stealer().Len()
 	}
+	if p.stall.live.Load() != 0 {
+		for k := range p.stall.spares {
+			if s := p.stall.spares[k].Load(); s != nil && s.asSpare.live.Load() {
+				n += s.dq.Stealer().Len()
+			}
+		}
+	}
 	return n
 }
 
-// startSpares is X1: a spare for each stuck worker without a live one, as
-// many as there are published tasks to take. It returns how many it
-// started.
-func (p *Pool) startSpares(v *stallView) int {
+// startStandIn is X1 for the holder of slot h: a spare in a free slot of
+// h's worker, unless the bound is reached (counted instead).
+func (p *Pool) startStandIn(v *stallView, h int) {
 	m := &p.stall
-	want := p.published()
+	n := len(p.workers)
+	root := h % n // slot h's worker: a spare's slot is n+k, k ≡ its worker
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	started := 0
-	for k := range m.spares {
-		if started == want || m.stopped {
-			break
-		}
+	if m.stopped {
+		return
+	}
+	for k := root; k < len(m.spares); k += n {
 		s := m.spares[k].Load()
 		if s == nil {
 			s = p.newSpare(k)
@@ -353,30 +467,33 @@ func (p *Pool) startSpares(v *stallView) int {
 			continue
 		}
 		s.asSpare.retire.Store(false)
-		s.asSpare.mark, s.asSpare.g = v.seen[k].mark, v.seen[k].g
 		s.asSpare.live.Store(true)
 		m.live.Add(1)
 		m.started.Add(1)
+		v.standIn[h] = n + k
+		v.seen[n+k] = stallSeen{}
 		p.startCarrier(s.newCarrier(), true)
-		started++
+		return
 	}
-	return started
+	m.atLimit.Add(1)
 }
 
-// newSpare makes the spare that stands in for worker k (X1).
+// newSpare makes spare slot k (X1): it stands in for worker k mod
+// Workers(), whose ID it reports, or for a spare of that worker's.
 func (p *Pool) newSpare(k int) *Worker {
 	n := len(p.workers)
+	id := k % n
 	s := &Worker{
 		pool:       p,
-		id:         k,
+		id:         id,
 		index:      n + k,
 		asSpare:    new(spareState),
 		wake:       make(chan struct{}, 1),
 		rng:        rand.Uint64() | 1,
 		lastVictim: -1,
 		labels: pprof.WithLabels(context.Background(),
-			pprof.Labels("fj.pool", p.name, "fj.worker", strconv.Itoa(k), "fj.spare", "true")),
-		regionName: p.name + " spare " + strconv.Itoa(k),
+			pprof.Labels("fj.pool", p.name, "fj.worker", strconv.Itoa(id), "fj.spare", strconv.Itoa(k/n))),
+		regionName: p.name + " spare " + strconv.Itoa(id) + "." + strconv.Itoa(k/n),
 	}
 	s.dq.Init(p.workers[0].dq.Cap())
 	p.stall.spares[k].Store(s)
@@ -384,27 +501,7 @@ func (p *Pool) newSpare(k int) *Worker {
 	return s
 }
 
-// tendSpares is X4: it marks for retirement the spares whose worker runs
-// again (its mark or holder changed since the spare started), or all of
-// them when some worker is idle, and wakes the others if work is queued.
-func (p *Pool) tendSpares(idle, queued bool) {
-	m := &p.stall
-	for k := range m.spares {
-		s := m.spares[k].Load()
-		if s == nil || !s.asSpare.live.Load() {
-			continue
-		}
-		w := p.workers[k]
-		if idle || w.inProgress.Load() != s.asSpare.mark || w.holder.Load() != s.asSpare.g {
-			s.asSpare.retire.Store(true)
-			s.signal()
-		} else if queued {
-			s.signal()
-		}
-	}
-}
-
-// spareAt returns spare k, or nil.
+// spareAt returns spare slot k, or nil.
 func (p *Pool) spareAt(k int) *Worker {
 	if k < 0 || k >= len(p.stall.spares) {
 		return nil
@@ -438,8 +535,16 @@ func (w *Worker) spareHold(c *carrier) {
 		// X4: tasks in progress (parked, or in sections) and nothing to
 		// run: wait for one to resume (C3 sends a token) or for the
 		// monitor to say work is queued. A token sent since the checks
-		// above is in the channel already.
+		// above is in the channel already. The sleep state tells the
+		// monitor that this wait is fj's, not a task's (L3): stored
+		// before the wait and after it, sequentially consistent, and
+		// loaded by the monitor after the status word, so that a look
+		// that finds the goroutine waiting and the state awake has at
+		// worst caught the spare waking up, which the second look of L4
+		// does not repeat.
+		w.sleepState.Store(asleep)
 		<-w.wake
+		w.sleepState.Store(awake)
 	}
 }
 
@@ -478,13 +583,170 @@ func (w *Worker) stealSpares() *task {
 	return nil
 }
 
+// noteBlock is W5's collection: the first compensated block of the pool
+// starts a report, with the stacks of the holders blocked then (one
+// bounded dump); every block seen until its delivery joins it.
+func (p *Pool) noteBlock(v *stallView, h int, w *Worker, s *stallSeen, now time.Time) {
+	m := &p.stall
+	if m.reported {
+		return
+	}
+	if v.rep == nil {
+		v.rep = &pendingReport{first: now, started: m.started.Load()}
+		var want []int64
+		for i := range v.seen {
+			if v.seen[i].looks > 0 {
+				want = append(want, v.seen[i].g)
+			}
+		}
+		m.dumps.Add(1)
+		v.rep.stacks = boundedStacks(want)
+	}
+	for i, t := range v.rep.tasks {
+		if t.Goroutine == s.g {
+			v.rep.tasks[i].State = s.reason
+			v.rep.tasks[i].Blocked = now.Sub(v.rep.since[i])
+			return
+		}
+	}
+	if len(v.rep.tasks) < maxReportTasks {
+		v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: w.id, Spare: w.asSpare != nil, Goroutine: s.g,
+			State: s.reason, Blocked: now.Sub(s.blockedSince), Stack: v.rep.stacks[s.g]})
+		v.rep.since = append(v.rep.since, s.blockedSince)
+	}
+}
+
+// maxReportTasks bounds the tasks a report lists.
+const maxReportTasks = 8
+
+// deliverReport is W5's delivery: the handler, once per pool.
+func (p *Pool) deliverReport(v *stallView) {
+	m := &p.stall
+	if v.rep == nil || m.reported {
+		return
+	}
+	m.reported = true
+	rep := v.rep
+	v.rep = nil
+	queued, resumable := p.stallWork()
+	r := StallReport{Pool: p.name, Threshold: m.threshold, Queued: queued, Resumable: resumable,
+		Spares: int(m.started.Load() - rep.started), SpareLimit: sparesPerWorker, AtLimit: m.atLimit.Load() != 0, Tasks: rep.tasks}
+	if m.handler != nil {
+		m.handlerG.Store(goid())
+		m.handler(r)
+		m.handlerG.Store(0)
+	}
+}
+
+// reportDump bounds the buffer of the report's goroutine dump: its memory
+// does not grow with the process's goroutines. The holders are usually
+// near its start (runtime.Stack lists the calling goroutine, then the
+// others in creation order, and a pool's carriers are made early); one
+// that is not is reported without its stack.
+const reportDump = 64 << 10
+
+// boundedStacks returns the stacks of the goroutines in want that fit in
+// one dump of reportDump bytes, by id. runtime.Stack stops the world while
+// it writes every goroutine: this is taken once per pool, for its report.
+func boundedStacks(want []int64) map[int64]string {
+	buf := make([]byte, reportDump+2)
+	n := runtime.Stack(buf[:reportDump], true)
+	if n < reportDump { // complete: end the last stack as the others end
+		n += copy(buf[n:], "\n\n")
+	}
+	return splitStacks(buf[:n], want)
+}
+
+// splitStacks returns the stacks in dump of the goroutines in want, by
+// id, each starting with its header line ("goroutine 7 [chan send]:").
+// A stack cut short by the buffer's end is left out.
+func splitStacks(dump []byte, want []int64) map[int64]string {
+	m := make(map[int64]string, len(want))
+	for rest := dump; len(rest) > 0; {
+		g := rest
+		i := bytes.Index(rest, []byte("\n\n"))
+		if i < 0 {
+			break // the last stack, cut short by the buffer
+		}
+		g, rest = rest[:i], rest[i+2:]
+		id, ok := stackGoroutine(g)
+		if ok && slices.Contains(want, id) {
+			m[id] = strings.TrimRight(string(g), "\n") + "\n"
+		}
+	}
+	return m
+}
+
+// stallTickStack is the fallback look (L1: no layout found): the old
+// watch, which tells blocked from running by the headers of a full
+// goroutine dump. A dump stops the world for a time that grows with the
+// goroutines, so it is taken only when every worker has been stuck in
+// one task for a whole threshold with work queued, and backs off (1, 2,
+// 4, 8 thresholds, and at least a hundred times what the last dump took).
+func (p *Pool) stallTickStack(v *stallView, now time.Time, queued, resumable int) bool {
+	m := &p.stall
+	if p.ctl.Load() != 0 || queued+resumable == 0 {
+		for h := range v.standIn {
+			p.retireStandIn(v, h)
+		}
+		return m.live.Load() > 0
+	}
+	n := len(p.workers)
+	all := true
+	for i := range n {
+		w := p.workers[i]
+		mark, g := w.inProgress.Load(), w.holder.Load()
+		s := &v.seen[i]
+		if mark != s.mark || g != s.g || s.since.IsZero() {
+			*s = stallSeen{mark: mark, g: g, since: now}
+			p.retireStandIn(v, i)
+		}
+		if g == 0 || mark&runningMask == 0 || now.Sub(s.since) < m.threshold {
+			all = false
+		}
+	}
+	if !all || now.Before(v.next) {
+		return true
+	}
+	m.dumps.Add(1)
+	holders := make([]int64, n)
+	for i := range n {
+		holders[i] = v.seen[i].g
+	}
+	start := time.Now()
+	var stacks map[int64]string
+	v.buf, stacks = goroutineStacks(v.buf, holders)
+	took := time.Since(start)
+	v.backoff = min(max(2*v.backoff, m.threshold), 8*m.threshold)
+	v.next = now.Add(max(v.backoff, 100*took))
+	for i := range n {
+		if st, ok := stacks[v.seen[i].g]; !ok || !blockedState(st) {
+			return true
+		}
+	}
+	before := m.started.Load()
+	if p.published() > 0 {
+		for i := range n {
+			if v.standIn[i] < 0 || !p.standInLive(v.standIn[i]) {
+				p.startStandIn(v, i)
+			}
+		}
+	}
+	if !m.reported {
+		v.rep = &pendingReport{first: now, stacks: stacks, started: before}
+		for i := range n {
+			g := v.seen[i].g
+			v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: i, Goroutine: g, Blocked: now.Sub(v.seen[i].since), Stack: stacks[g]})
+		}
+		p.deliverReport(v)
+	}
+	return true
+}
+
 // goroutineStacks returns the stacks of the goroutines whose ids are in
-// want, by id, each starting with its header line ("goroutine 7 [chan
-// send]:"), and the buffer it used, to be given back next time.
-// runtime.Stack stops the world while it writes every goroutine's stack
-// (0.15 ms with 50 goroutines, 3 ms with 1,000, 25 ms with 10,000 on the
-// development machine); a buffer too small makes it start again, so the
-// buffer is kept, and the scan after it copies only the stacks wanted.
+// want, by id, from a dump of every goroutine, and the buffer it used, to
+// be given back next time (the fallback look's only: its buffer grows
+// with the goroutines, as it must to find the holders wherever they are).
 func goroutineStacks(buf []byte, want []int64) ([]byte, map[int64]string) {
 	if len(buf) == 0 {
 		buf = make([]byte, max(1<<16, 4<<10*runtime.NumGoroutine()))
@@ -497,20 +759,7 @@ func goroutineStacks(buf []byte, want []int64) ([]byte, map[int64]string) {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	m := make(map[int64]string, len(want))
-	for rest := buf[:n]; len(rest) > 0; {
-		g := rest
-		if i := bytes.Index(rest, []byte("\n\n")); i >= 0 {
-			g, rest = rest[:i], rest[i+2:]
-		} else {
-			rest = nil
-		}
-		id, ok := stackGoroutine(g)
-		if ok && slices.Contains(want, id) {
-			m[id] = strings.TrimRight(string(g), "\n") + "\n"
-		}
-	}
-	return buf, m
+	return buf, splitStacks(append(buf[:n:n], "\n\n"...), want)
 }
 
 // stackGoroutine returns the id in the header of one goroutine's stack.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
 	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/wsdeque"
 	"github.com/forkjoin/fj/internal/schedtest"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
@@ -63,29 +65,33 @@ func stallPool(workers int, r *reports, opts ...pool.Option) *pool.Pool {
 //go:noinline
 func stallReceive(ch <-chan int) int { return <-ch }
 
-// checkReport checks the one report a stall produced: it names, for each
-// worker, the goroutine of the task that held it (want[i]), with that
-// task's blocked frame.
+// checkReport checks the one report a stall produced: its first task is
+// one of the holders in want, blocked in stallReceive's receive, and its
+// text (String) is what a user reads: at most 40 lines, the program's
+// frame, fj's frames elided, the fix.
 func checkReport(t *testing.T, what string, rs []pool.StallReport, want []int64) {
 	t.Helper()
 	if len(rs) != 1 {
 		t.Fatalf("%s: the handler was called %d times, want once", what, len(rs))
 	}
 	r := rs[0]
-	if r.Pool != "fj" || r.Threshold != stallThreshold || r.Spares < 1 || len(r.Tasks) != len(want) {
+	if r.Pool != "fj" || r.Threshold != stallThreshold || r.Spares < 1 || len(r.Tasks) == 0 || r.SpareLimit < 1 {
 		t.Fatalf("%s: report %+v", what, r)
 	}
-	for i, task := range r.Tasks {
-		if task.Worker != i || task.Goroutine != want[i] || !strings.Contains(task.Stack, "stallReceive") ||
-			!strings.HasPrefix(task.Stack, fmt.Sprintf("goroutine %d [chan receive", want[i])) {
-			t.Errorf("%s: task %d of the report: worker %d, goroutine %d (want %d), stack:\n%s",
-				what, i, task.Worker, task.Goroutine, want[i], task.Stack)
+	task := r.Tasks[0]
+	if !slices.Contains(want, task.Goroutine) || task.State != "chan receive" || !strings.Contains(task.Stack, "stallReceive") ||
+		!strings.HasPrefix(task.Stack, fmt.Sprintf("goroutine %d [chan receive", task.Goroutine)) || task.Blocked <= 0 {
+		t.Errorf("%s: the report's first task: worker %d, goroutine %d (want one of %v), state %q, blocked %v, stack:\n%s",
+			what, task.Worker, task.Goroutine, want, task.State, task.Blocked, task.Stack)
+	}
+	text := r.String()
+	for _, s := range []string{"pool.Blocking", "stallReceive", "chan receive", "of fj's own", fmt.Sprintf("%d spare worker(s)", r.Spares)} {
+		if !strings.Contains(text, s) {
+			t.Errorf("%s: the report's text lacks %q:\n%s", what, s, text)
 		}
 	}
-	for _, s := range []string{"wrap the blocking call", "pool.Blocking", fmt.Sprintf("%d spare worker(s)", r.Spares)} {
-		if !strings.Contains(r.String(), s) {
-			t.Errorf("%s: the report's text lacks %q:\n%s", what, s, r)
-		}
+	if n := strings.Count(strings.TrimSpace(text), "\n") + 1; n > 40 {
+		t.Errorf("%s: the report's text has %d lines, more than 40:\n%s", what, n, text)
 	}
 }
 
@@ -214,9 +220,8 @@ func TestStallSleepFanOut(t *testing.T) {
 }
 
 // Long CPU-bound tasks on every worker, with work queued behind them:
-// every worker is stuck (W4's marks), again and again, but running, so
-// the monitor finds them running at every stack check and never reports
-// or starts a spare.
+// the monitor looks at them every millisecond (W4) and finds them
+// running, never blocked: no report, no spare, and no goroutine dump.
 func TestStallNotOnLongCPUTasks(t *testing.T) {
 	fjtest.Deadline(t, 120*time.Second)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -249,20 +254,20 @@ func TestStallNotOnLongCPUTasks(t *testing.T) {
 		started.Wait()
 		queued := make(chan struct{})
 		go func() { p.Run(func(*pool.Worker) {}); close(queued) }()
-		// Three stack checks: the first has found the spinners
-		// running, and each later one too (two in a row would be a
-		// stall). The checks back off, so this takes a few
-		// thresholds.
-		for _, _, _, dumps := sched.StallWatch(sp); dumps < 3; _, _, _, dumps = sched.StallWatch(sp) {
+		// Twenty ticks of the monitor, each of which looked at every
+		// spinner (the first tick comes with the monitor's start).
+		for _, _, ticks, _ := sched.StallWatch(sp); ticks < 20; _, _, ticks, _ = sched.StallWatch(sp) {
 			runtime.Gosched()
 		}
 		close(stop)
 		spinners.Wait()
 		<-queued
+		_, _, _, dumps := sched.StallWatch(sp)
 		s := p.Stats()
 		p.Close()
-		if n := len(r.get()); n != 0 || s.Stalls != 0 || s.SparesStarted != 0 {
-			t.Errorf("%d workers: long CPU-bound tasks: %d reports, %d stalls, %d spares started", workers, n, s.Stalls, s.SparesStarted)
+		if n := len(r.get()); n != 0 || s.Stalls != 0 || s.SparesStarted != 0 || dumps != 0 {
+			t.Errorf("%d workers: long CPU-bound tasks: %d reports, %d stalls, %d spares started, %d dumps",
+				workers, n, s.Stalls, s.SparesStarted, dumps)
 		}
 	}
 }
@@ -466,20 +471,27 @@ func TestStallReportToStderr(t *testing.T) {
 		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
 	report := stderr.String()
-	if n := strings.Count(report, "fj: every worker of pool"); n != 1 {
+	if n := strings.Count(report, "blocked without pool.Blocking"); n != 1 {
 		t.Fatalf("the child printed %d reports, want one; stderr:\n%s", n, report)
 	}
 	for _, want := range []string{
-		`every worker of pool "fj" has been blocked inside one task for more than 10ms`,
-		"worker 0: goroutine ",
-		"[chan receive",
+		`fj: a task of pool "fj" blocked without pool.Blocking while work waited for its worker`,
+		"on worker 0: chan receive for ",
 		"stallReceive",
+		"of fj's own",
 		"1 spare worker(s)",
 		"wrap the blocking call",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}
+	}
+	if n := strings.Count(strings.TrimSpace(report), "\n") + 1; n > 40 {
+		t.Errorf("the report has %d lines, more than 40:\n%s", n, report)
+	}
+	// The program's frame comes first, before any of fj's.
+	if i, j := strings.Index(report, "stallReceive"), strings.Index(report, "internal/sched."); j >= 0 && j < i {
+		t.Errorf("an fj frame comes before the program's:\n%s", report)
 	}
 	t.Logf("the report:\n%s", report)
 }
@@ -558,5 +570,234 @@ func TestStallOff(t *testing.T) {
 		if armed || starts != 0 {
 			t.Errorf("WithStallThreshold(%v): the monitor armed (%v) or started (%d times)", d, armed, starts)
 		}
+	}
+}
+
+// spin runs a CPU-bound task until stop is closed: a task that runs,
+// never blocked, for as long as the test needs (the issue's "CPU-bound
+// task of 3 s", without a clock).
+func spinUntil(stop <-chan struct{}) {
+	for x := 0; ; x++ {
+		if x%1024 == 0 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// The partial stall of issue 31: one worker runs a long CPU-bound task;
+// on the other, a task receives from a channel without a section while
+// the sender is forked behind it. The other worker never comes free, so
+// only the blocked worker's own stand-in can run the sender: it does,
+// and the block is reported (W4, X1, W5).
+func TestStallPartial(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(2, &r)
+	stop, spinning, spun := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var spinner int64
+	go func() {
+		defer close(spun)
+		p.Run(func(*pool.Worker) { spinner = sched.Goid(); close(spinning); spinUntil(stop) })
+	}()
+	<-spinning
+	var holder int64
+	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+		holder = sched.Goid()
+		ch := make(chan int)
+		x := forkjoin.Fork(w, func(*pool.Worker) int { ch <- 1; return 1 })
+		return stallReceive(ch) + x.Join(w)
+	})
+	close(stop)
+	<-spun
+	s := p.Stats()
+	p.Close()
+	if n != 2 {
+		t.Errorf("the task returned %d", n)
+	}
+	checkReport(t, "partial stall", r.get(), []int64{holder})
+	if rs := r.get(); len(rs) == 1 {
+		for _, task := range rs[0].Tasks {
+			if task.Goroutine == spinner {
+				t.Errorf("the CPU-bound task was reported: %+v", task)
+			}
+		}
+	}
+	if s.Stalls < 1 || s.SparesStarted < 1 {
+		t.Errorf("Stats: %d stalls, %d spares started", s.Stalls, s.SparesStarted)
+	}
+}
+
+// A spare retires soon after the block it stands in for ends, not when
+// the blocked task returns (X4): the task, once its receive has returned,
+// computes until the pool reports no spare, while external tasks are
+// still queued that the spare would otherwise go on taking. Before issue
+// 31 the spare stayed until the task returned, and ran all of them.
+func TestStallSpareRetiresWhenTheBlockEnds(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(1, &r)
+	const queued = 20000
+	var ran atomic.Int64
+	ch := make(chan int)
+	started, blockDone := make(chan struct{}), make(chan struct{})
+	var left int64
+	go func() {
+		defer close(blockDone)
+		p.Run(func(*pool.Worker) {
+			close(started)
+			stallReceive(ch)
+			// The block is over; the spare may still be running a task.
+			for p.Stats().Spares != 0 {
+				runtime.Gosched()
+			}
+			left = queued - ran.Load()
+		})
+	}()
+	<-started
+	var wg sync.WaitGroup
+	wg.Add(queued)
+	go p.Run(func(*pool.Worker) { ch <- 1 }) // run by the spare
+	for range queued {
+		go func() { defer wg.Done(); p.Run(func(*pool.Worker) { ran.Add(1) }) }()
+	}
+	wg.Wait()
+	<-blockDone
+	s := p.Stats()
+	p.Close()
+	if s.SparesStarted < 1 {
+		t.Fatalf("no spare started")
+	}
+	if left <= 0 {
+		t.Errorf("the spare retired only once the queue was empty (%d of %d tasks left when it retired)", left, queued)
+	}
+}
+
+// Compensation follows the blocked tasks (X1): tasks that all wait for
+// each other without sections (a barrier of 24 on 2 workers, as in
+// hostage_test.go but without pool.Blocking) complete, each spare that
+// blocks getting a spare of its own.
+func TestStallChainOfSpares(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(2, &r)
+	const n = 24
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	taskblock.Define(p, func(b *taskblock.Block) {
+		for range n {
+			b.Run(func(*pool.Worker) {
+				if arrived.Add(1) == n {
+					close(all)
+				}
+				<-all // without a section
+			})
+		}
+	})
+	s := p.Stats()
+	p.Close()
+	// All n blocked at once: each on a holder of its own, the two
+	// workers' and n-2 spares'.
+	if s.SparesStarted < n-2 || s.Stalls < 1 || len(r.get()) != 1 {
+		t.Errorf("%d spares started, %d stalls, %d reports; want at least %d, one and one", s.SparesStarted, s.Stalls, len(r.get()), n-2)
+	}
+}
+
+// The bound on spares (X1) is counted and reported: tasks that block
+// until the pool has refused a spare at the bound. The report waits for
+// a long threshold, so that it comes when the monitor stops (W5), after
+// the bound was reached.
+func TestStallSpareLimit(t *testing.T) {
+	fjtest.Deadline(t, 120*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(1, &r, pool.WithStallThreshold(time.Hour))
+	gate := make(chan struct{})
+	go func() {
+		for p.Stats().SparesAtLimit == 0 {
+			runtime.Gosched()
+		}
+		close(gate)
+	}()
+	var wg sync.WaitGroup
+	for range 200 { // from outside: published, whatever the workers do
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Run(func(*pool.Worker) { <-gate }) }()
+	}
+	wg.Wait()
+	s := p.Stats()
+	p.Close()
+	rs := r.get()
+	if s.SparesAtLimit == 0 || len(rs) != 1 || !rs[0].AtLimit || !strings.Contains(rs[0].String(), "limit of 64 per worker") {
+		t.Errorf("Stats: %d refused at the limit; %d reports: %+v", s.SparesAtLimit, len(rs), rs)
+	}
+}
+
+// The younger private fork of issue 31: a task forks x (which the other
+// worker steals), then a (published) and b (private), then waits on a
+// channel that b fills, without a section. The other worker finishes x,
+// takes a and goes idle; b is private. Thieves take private forks
+// (wsdeque.md, D8), so the idle worker runs b at once. Where they cannot,
+// nothing reaches b before its forker's next fork or join.
+func TestStallPrivateFork(t *testing.T) {
+	if !wsdeque.PrivateSteals() {
+		t.Skip("no private steals on this platform: a stand-in cannot reach b (stall.md, Limits)")
+	}
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(2, &r)
+	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+		stolen := make(chan struct{})
+		x := forkjoin.Fork(w, func(*pool.Worker) int { close(stolen); return 1 })
+		<-stolen // taken by the other worker (a join would take it back)
+		a := forkjoin.Fork(w, func(*pool.Worker) int { return 1 })
+		ch := make(chan int, 1)
+		b := forkjoin.Fork(w, func(*pool.Worker) int { ch <- 1; return 1 })
+		return stallReceive(ch) + b.Join(w) + a.Join(w) + x.Join(w)
+	})
+	p.Close()
+	if n != 4 {
+		t.Errorf("the task returned %d", n)
+	}
+	// The idle worker takes b itself (wsdeque.md, D8; search.go, M2) as
+	// soon as it is idle: the receive waits for b's run, not for the
+	// watch, and whether a report comes depends only on how long the
+	// machine takes to run b, so none is required.
+}
+
+// The mutex across a join of issue 31: a task holding a sync.Mutex parks
+// in a join; its worker's next carrier runs a younger fork that calls
+// Lock() without a section; the join's other half ends, and the parked
+// task is ready, but it resumes only on its worker, whose holder waits
+// for the mutex. A spare cannot run it (its frames hold the worker);
+// only a hand-over of the blocked holder's worker to the parked task
+// would.
+func TestStallMutexAcrossJoin(t *testing.T) {
+	t.Skip("needs a hand-over of a blocked holder's worker: a parked task resumes only on its own worker (stall.md, Limits)")
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(2, &r)
+	var mu sync.Mutex
+	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+		mu.Lock()
+		younger := forkjoin.Fork(w, func(*pool.Worker) int { mu.Lock(); mu.Unlock(); return 1 })
+		stolen := make(chan struct{})
+		other := forkjoin.Fork(w, func(*pool.Worker) int { close(stolen); return 1 })
+		<-stolen
+		v := other.Join(w) // parks: the other worker runs it; the younger fork runs here
+		mu.Unlock()
+		return v + younger.Join(w)
+	})
+	p.Close()
+	if n != 2 || len(r.get()) != 1 {
+		t.Errorf("the task returned %d; %d reports", n, len(r.get()))
 	}
 }

@@ -73,9 +73,9 @@ type Snapshot struct {
 	// section's f now, and the most at once (blocking.go).
 	Blocking, MostBlocking uint64
 	// Spares is the number of spares running now, SparesStarted the
-	// spares started since the pool started, and Stalls the stalls
-	// confirmed (stall.md).
-	Spares, SparesStarted, Stalls uint64
+	// spares started since the pool started, Stalls the blocks that got
+	// one, and SparesAtLimit the spares wanted over the bound (stall.md).
+	Spares, SparesStarted, Stalls, SparesAtLimit uint64
 }
 
 // Snapshot returns the pool's counters and gauges.
@@ -86,12 +86,13 @@ func (p *Pool) Snapshot() Snapshot {
 	}
 	for k := range p.stall.spares {
 		if w := p.spareAt(k); w != nil {
-			s.Workers[k] = s.Workers[k].Plus(w.snapshot())
+			s.Workers[w.id] = s.Workers[w.id].Plus(w.snapshot())
 		}
 	}
 	s.Blocking, s.MostBlocking = p.blockingStats()
 	s.Spares = uint64(max(0, p.stall.live.Load()))
 	s.SparesStarted, s.Stalls = p.stall.started.Load(), p.stall.stalls.Load()
+	s.SparesAtLimit = p.stall.atLimit.Load()
 	return s
 }
 

@@ -99,9 +99,15 @@ type Worker struct {
 	carriers
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
+	// holderG is the runtime's g of the holding carrier's goroutine
+	// (stall.md, L2), or nil: stored by the carrier taking over, before
+	// it stores holder (both sequentially consistent), so that the
+	// monitor that loads holder and then holderG finds that carrier's g
+	// or a later holder's, which L3's id check tells apart.
+	holderG atomic.Pointer[gHandle]
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [104]byte
+	_ [96]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare returns the
