@@ -29,9 +29,11 @@ import (
 // return os.ReadFile(paths[i]) }).)
 //
 // (A parallel loop has a few pieces per worker, each running its
-// iterations in order, so this loop has about that many reads in flight;
-// for a blocking call per item and all of them in flight at once, run a
-// task per item, with a task block's Run.)
+// iterations in order, until a body blocks in a section: then it splits
+// the rest a task per item, and the reads after the first are in flight
+// together; parallel.For says how. For bodies that wait for one another,
+// a barrier, start a task per item from the start: parallel.WithContext
+// or a task block's Run.)
 //
 // Blocking finds the calling task itself (a goroutine id and a table
 // lookup per open pool: nanoseconds). Called from a goroutine that is not
