@@ -70,6 +70,7 @@ func TestExamplesBuildAndRun(t *testing.T) {
 			}
 			if name == "showcase" {
 				checkShowcaseOutput(t, string(out), tmp)
+				checkShowcaseImage(t, filepath.Join(bin, name))
 			}
 			oneWorker := strings.Contains(string(out), "fj showcase: 1 workers,")
 			for _, w := range spec.want {

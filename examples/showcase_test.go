@@ -8,18 +8,12 @@ import (
 	"testing"
 )
 
-// The showcase writes its image only when asked: with -png to the file
-// given, with -pngtemp to a new file in the temporary directory, whose
-// name it prints; two runs never share a file. (Without either flag it
-// writes none: TestExamplesBuildAndRun checks that.)
-func TestShowcaseImage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the showcase")
-	}
-	bin := filepath.Join(t.TempDir(), "showcase")
-	if out, err := exec.Command(goTool(), "build", "-o", bin, "./showcase").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./examples/showcase: %v\n%s", err, out)
-	}
+// checkShowcaseImage checks that the showcase at bin writes its image
+// only when asked: with -png to the file given, with -pngtemp to a new
+// file in the temporary directory, whose name it prints; two runs never
+// share a file. (Without either flag it writes none: checkShowcaseOutput.)
+func checkShowcaseImage(t *testing.T, bin string) {
+	t.Helper()
 	tmp := t.TempDir()
 	image := func(args ...string) string {
 		t.Helper()
