@@ -210,3 +210,35 @@ func TestBlockingBodiesStop(t *testing.T) {
 		}
 	}
 }
+
+// A body that blocks once (a cache fill) does not cost the rest of a loop
+// of cheap bodies a task per item: the eager split ends at the first
+// eager body that does not block, and the rest runs lazily again. The
+// tasks the pool ran are counted once it has closed: about 2 log2(n) for
+// the eager spine, far below one per item.
+func TestBlockingOnceStaysCheap(t *testing.T) {
+	fjtest.Deadline(t, time.Minute)
+	const n = 100_000
+	for _, workers := range []int{1, 2} {
+		p := pool.New(pool.WithWorkers(workers))
+		var sum atomic.Int64
+		parallel.For(p, 0, n, func(_ *pool.Worker, i int) {
+			if i == 0 {
+				pool.Blocking(func() {})
+			}
+			sum.Add(int64(i))
+		})
+		p.Close()
+		if sum.Load() != n*(n-1)/2 {
+			t.Errorf("workers=%d: sum %d, want %d", workers, sum.Load(), n*(n-1)/2)
+		}
+		var tasks uint64
+		for _, ws := range p.Stats().Workers {
+			tasks += ws.Executed
+		}
+		if tasks > 1000 {
+			t.Errorf("workers=%d: %d tasks for %d items of which one blocked, want about 2 log2(n)", workers, tasks, n)
+		}
+		t.Logf("workers=%d: %d tasks", workers, tasks)
+	}
+}

@@ -29,7 +29,10 @@ import (
 // worker start the next, and the bodies wait together, as errgroup's
 // goroutines do. The loop notices it after the first body of each step
 // (and after the step), so bodies that block every time are caught at
-// once; a loop whose bodies never block pays a load per step for it.
+// once; a loop whose bodies never block pays a load per step for it. The
+// eager split ends where a body does not block: a loop whose bodies
+// blocked once (a cache fill) splits lazily again, at the cost of a few
+// dozen tasks.
 //
 //	parallel.For(p, 0, len(xs), func(w *pool.Worker, i int) {
 //		xs[i] = math.Sqrt(xs[i])

@@ -70,8 +70,12 @@ import (
 // sections (sched.Worker.Sections) before and after the first body of a
 // step, and after the step, and the piece runs the rest of its range with
 // runEager; the shared copy's blocks flag turns every other piece of the
-// call eager at its next step. So how many bodies of a loop wait at once
-// depends on whether they block, not on the loop's options; WithContext
+// call eager at its next step; an eager leaf whose first body did not
+// block clears the flag, and the pieces not split yet run lazily again
+// (runEager), so that a body that blocked once costs a loop of cheap
+// bodies about log n tasks, not a task per item. So how many bodies of a
+// loop wait at once depends on whether they block, not on the loop's
+// options; WithContext
 // keeps its eager split from the start, for bodies that wait for a later
 // item (the errgroup idiom's wait on the context that item cancels), and
 // for bodies that block without a section, which the stall watch finds
@@ -388,6 +392,12 @@ func (l *loop[T, I]) runEager(w *pool.Worker, lo, hi uint64) partial[T] {
 		l.ctl.skip()
 		return partial[T]{}
 	}
+	if !l.eager && !l.blocking() {
+		// Split eagerly only because bodies blocked, and the last one
+		// looked at did not: lazy again (a body that blocked once, on a
+		// cache fill, must not cost a loop of cheap bodies a task each).
+		return l.run(w, lo, hi)
+	}
 	n := hi - lo
 	if n/2 >= l.grain {
 		mid := lo + n/2
@@ -396,10 +406,17 @@ func (l *loop[T, I]) runEager(w *pool.Worker, lo, hi uint64) partial[T] {
 		return l.merge(a, b)
 	}
 	p, next, how := l.leaf(w, lo, hi)
-	if how == leafBlocked && next < hi {
-		// A piece shorter than twice the grain: its rest is one piece.
+	switch {
+	case how == leafBlocked:
 		l.share().blocks.Store(true)
-		p = l.merge(p, l.runEager(w, next, hi))
+		if next < hi {
+			// A piece shorter than twice the grain: its rest is one piece.
+			p = l.merge(p, l.runEager(w, next, hi))
+		}
+	case how == leafDone && !l.eager && l.blocking():
+		// Its first body did not block: the pieces not split yet run
+		// lazily again, until a body blocks once more.
+		l.shared.blocks.Store(false)
 	}
 	return p
 }
