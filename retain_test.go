@@ -132,7 +132,7 @@ func TestFinishedCallsLetGo(t *testing.T) {
 func TestSortByKeyLetsGoOfItsSlice(t *testing.T) {
 	type rec struct {
 		k   int64
-		pad [24]byte
+		_ [24]byte
 	}
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()

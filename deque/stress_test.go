@@ -192,7 +192,9 @@ func TestStressEveryItemTakenExactlyOnce(t *testing.T) {
 	for i, tc := range cases {
 		t.Run(fmt.Sprintf("cap=%d/thieves=%d", tc.capacity, tc.thieves), func(t *testing.T) {
 			fjtest.Deadline(t, 2*time.Minute)
-			stressOwnerAndThieves(t, tc.capacity, tc.thieves, stressN(tc.n), uint64(i))
+			// A million items each by default (4 cases: 4 s on two
+			// cores), tc.n with FJ_LONG.
+			stressOwnerAndThieves(t, tc.capacity, tc.thieves, fjtest.Stress(1_000_000, tc.n, stressN(tc.n)), uint64(i))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // run lists, per example, small arguments and strings its output must
@@ -35,12 +36,8 @@ func TestExamplesBuildAndRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every example")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	bin := t.TempDir()
-	build := exec.Command(goTool, "build", "-o", bin+string(os.PathSeparator), "./...")
+	build := exec.Command(goTool(), "build", "-o", bin+string(os.PathSeparator), "./...")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/...: %v\n%s", err, out)
 	}
@@ -62,12 +59,18 @@ func TestExamplesBuildAndRun(t *testing.T) {
 			if name == "mandelbrot" {
 				args = append(args, "-o", filepath.Join(t.TempDir(), "m.png"))
 			}
-			if name == "showcase" {
-				args = append(args, "-png", filepath.Join(t.TempDir(), "m.png"))
-			}
-			out, err := exec.Command(filepath.Join(bin, name), args...).CombinedOutput()
+			// A temporary directory of the example's own: what it leaves
+			// there is checked below.
+			tmp := t.TempDir()
+			cmd := exec.Command(filepath.Join(bin, name), args...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+			}
+			if name == "showcase" {
+				checkShowcaseOutput(t, string(out), tmp)
+				checkShowcaseImage(t, filepath.Join(bin, name))
 			}
 			oneWorker := strings.Contains(string(out), "fj showcase: 1 workers,")
 			for _, w := range spec.want {
@@ -80,4 +83,30 @@ func TestExamplesBuildAndRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkShowcaseOutput checks what the showcase, run without -png or
+// -pngtemp, printed and left behind: every line fits 100 columns, and it
+// wrote no image, to the temporary directory tmp or anywhere it names.
+func checkShowcaseOutput(t *testing.T, out, tmp string) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("showcase output line %d is %d columns wide, more than 100:\n%s", i+1, n, line)
+		}
+	}
+	if strings.Contains(out, "Mandelbrot image:") {
+		t.Errorf("showcase without -png or -pngtemp names an image:\n%s", out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("showcase without -png or -pngtemp left %d files in its temporary directory, e.g. %s", len(left), left[0].Name())
+	}
+}
+
+// goTool returns the go command that runs the tests.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }

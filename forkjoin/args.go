@@ -54,12 +54,22 @@ func JoinAll[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []A) 
 	if f == nil {
 		panic("forkjoin: JoinAll with a nil function")
 	}
+	if len(args) < 2 {
+		// JoinSlice checks w where it forks; a call that forks nothing
+		// (f runs on the caller for one argument) must be checked here,
+		// or a captured worker passes while the slice is short.
+		sw(w).Check(joinSliceOp)
+	}
 	res := make([]R, len(args))
 	if len(args) > 0 {
 		sched.JoinSlice(sw(w), f, args, res, nil)
 	}
 	return res
 }
+
+// joinSliceOp names JoinAll and JoinReduce in a misuse panic, as the
+// check of sched.JoinSlice names them.
+const joinSliceOp = "forkjoin.JoinAll or JoinReduce"
 
 // JoinReduce calls f(w, a) for every element a of args, potentially in
 // parallel, and combines the results in the order of args:
@@ -83,6 +93,9 @@ func JoinReduce[A, R any](w *pool.Worker, f func(w *pool.Worker, a A) R, args []
 	}
 	if f == nil || combine == nil {
 		panic("forkjoin: JoinReduce with a nil function")
+	}
+	if len(args) < 2 {
+		sw(w).Check(joinSliceOp) // as in JoinAll
 	}
 	if len(args) == 0 {
 		var zero R

@@ -289,3 +289,48 @@ func TestJoinArgsAllocatesNothingAfterFirstCall(t *testing.T) {
 		}
 	}
 }
+
+// JoinAll and JoinReduce check their worker on every call, also when they
+// fork nothing (no argument, or one, which f gets on the caller): a
+// worker handed to a goroutine that does not hold it panics before f
+// runs, whatever the length of the slice.
+func TestJoinSliceShortMisuse(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	var called atomic.Int32
+	f := func(*pool.Worker, int) int { called.Add(1); return 1 }
+	add := func(a, b int) int { return a + b }
+	for _, args := range [][]int{nil, {}, {7}} {
+		calls := map[string]func(w *pool.Worker){
+			"JoinAll":    func(w *pool.Worker) { forkjoin.JoinAll(w, f, args) },
+			"JoinReduce": func(w *pool.Worker) { forkjoin.JoinReduce(w, f, args, add) },
+		}
+		for name, call := range calls {
+			var foreign, section any
+			p.Run(func(w *pool.Worker) {
+				res := make(chan any)
+				go func() { res <- catch(func() { call(w) }) }() // the mistake: w on another goroutine
+				foreign = <-res
+				pool.Blocking(func() { section = catch(func() { call(w) }) }) // and inside a section
+				call(w)                                                       // the legal use
+			})
+			for _, c := range []struct {
+				shape string
+				r     any
+				want  string
+			}{
+				{"a foreign goroutine", foreign, "forkjoin.JoinAll or JoinReduce with the *pool.Worker"},
+				{"a blocking section", section, "forkjoin.JoinAll or JoinReduce inside a blocking section"},
+			} {
+				if msg := panicMessage(c.r); !strings.Contains(msg, c.want) {
+					t.Errorf("%s of %d arguments in %s: panic %q, want one that says %q", name, len(args), c.shape, msg, c.want)
+				}
+			}
+		}
+	}
+	// Only the legal calls ran f: once each for the one-argument slice.
+	if got := called.Load(); got != 2 {
+		t.Errorf("f ran %d times, want 2 (the legal calls of one argument)", got)
+	}
+}

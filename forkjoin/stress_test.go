@@ -101,7 +101,7 @@ func (pr *program) eval(w *pool.Worker, seed uint64, depth int) uint64 {
 
 func TestRandomForkJoinPrograms(t *testing.T) {
 	fjtest.Deadline(t, 120*time.Second)
-	seeds := small(300, 40)
+	seeds := fjtest.Stress(100, 300, 40) // 300 with FJ_LONG: 13 s on two cores
 	const depth = 9
 	type want struct {
 		v     uint64

@@ -5,11 +5,13 @@ import (
 	"sync/atomic"
 )
 
-// WithContext returns an Option that binds a call to parent, as
-// Context(parent) does, and a context, derived from parent, for the
-// call's bodies to use: the call cancels ctx at its first error, when its
-// stop flag is set (Stop, a panic), and when it returns; ctx also ends
-// with parent. It is errgroup.WithContext for a parallel call:
+// WithContext returns an Option that binds a call to parent as
+// Context(parent) does and, unlike Context, splits the call eagerly, a
+// task per Grain items (one by default), as errgroup runs a goroutine per
+// item; and a context, derived from parent, for the call's bodies to use:
+// the call cancels ctx at its first error, when its stop flag is set
+// (Stop, a panic), and when it returns; ctx also ends with parent. It is
+// errgroup.WithContext for a parallel call:
 //
 //	opt, ctx := parallel.WithContext(parent)
 //	err := parallel.ForErr(p, 0, len(urls), func(w *pool.Worker, i int) error {
@@ -21,14 +23,19 @@ import (
 // context runs to its end after another body has failed.
 //
 // Bodies that wait on ctx are expected to wait, as errgroup's goroutines
-// do, so a call given WithContext also splits as errgroup runs: eagerly,
-// a task per Grain items (one by default), rather than lazily; ForSeq,
-// ForSeqErr and MapSeq pull a batch of Grain items (one by default) per
-// task, and start every item they pull however many wait. A body that
-// waits in a blocking section (pool.Blocking) then lets its worker start
-// the next item, and the items are in flight together (all of them,
-// unless the pool limits sections: pool.WithMaxBlocking), instead of one
-// piece at a time.
+// do, and may wait for one another (for the item whose failure cancels
+// ctx), so a call given WithContext splits as errgroup runs, from the
+// start: eagerly, a task per Grain items (one by default), rather than
+// lazily; ForSeq, ForSeqErr and MapSeq pull a batch of Grain items (one
+// by default) per task, and start every item they pull however many wait.
+// A body that waits in a blocking section (pool.Blocking) then lets its
+// worker start the next item, and the items are in flight together (all
+// of them, unless the pool limits sections: pool.WithMaxBlocking), from
+// the first. (A loop given Context, or no option, splits the same way
+// once one of its bodies has blocked in a section, see For: only the
+// bodies before that wait one piece at a time. A barrier, bodies that
+// wait for a later item, needs the split from the start: WithContext.)
+// It costs a task per item even where bodies never wait.
 //
 // The call's result follows errgroup's rule: an Err form returns the first
 // error a body returned, or, if parent ended first and some work was

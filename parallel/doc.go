@@ -20,6 +20,9 @@
 // Loops split their range lazily (see Grain): a loop running on a worker
 // splits off half of what remains only when another worker is idle, so a
 // small loop nested in a busy one costs about what a plain loop costs.
+// Once a body has blocked in a blocking section (pool.Blocking), the loop
+// splits the rest eagerly, a task per item, so that bodies that block
+// wait together (see For), whatever the call's options.
 // Comparators and combine functions take no worker; they should be cheap
 // and must not block.
 //

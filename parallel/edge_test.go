@@ -158,7 +158,7 @@ func TestMapErrStopsAtTheErrorBeforeStoring(t *testing.T) {
 	// The failing element is the first of a fresh page (4 KiB or 2 MiB)
 	// of the result, in the middle of the first of two pieces.
 	fail := n / 4
-	runs := fjtest.Small(100, 30)
+	runs := fjtest.Stress(30, 100, 30) // 100 with FJ_LONG: 8 s on two cores
 	lates := make([]int64, 0, runs)
 	for run := 0; run < runs; run++ {
 		debug.FreeOSMemory() // the result's memory is fresh every run

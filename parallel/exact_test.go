@@ -105,7 +105,7 @@ func errForms(r pool.Runner, n int, fail func(i int) error, opts ...parallel.Opt
 // cancel could come first: 2 to 208 rounds in 10,000 differed.
 func TestWithContextCauseIsTheReturnedError(t *testing.T) {
 	fjtest.Deadline(t, 2*time.Minute)
-	rounds := fjtest.Small(10_000, 500)
+	rounds := fjtest.Stress(2_000, 10_000, 500) // 10,000 with FJ_LONG: 10 s on two cores
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
 		for _, form := range []string{"ForErr", "ForRangeErr", "MapErr", "ReduceErr", "ForSeqErr"} {

@@ -21,6 +21,19 @@ import (
 // ends, or a Stop flag that is set, For stops the same way and returns
 // normally: check ctx.Err() afterwards.
 //
+// A body that blocks in a blocking section (pool.Blocking: I/O, a lock, a
+// channel) lets its worker run other tasks meanwhile, but the rest of its
+// piece waits for it. So once a body has blocked, the loop splits what
+// remains of every piece eagerly, a task per Grain iterations (one by
+// default), whatever its options: each later body that blocks lets its
+// worker start the next, and the bodies wait together, as errgroup's
+// goroutines do. The loop notices it after the first body of each step
+// (and after the step), so bodies that block every time are caught at
+// once; a loop whose bodies never block pays a load per step for it. The
+// eager split ends where a body does not block: a loop whose bodies
+// blocked once (a cache fill) splits lazily again, at the cost of a few
+// dozen tasks.
+//
 //	parallel.For(p, 0, len(xs), func(w *pool.Worker, i int) {
 //		xs[i] = math.Sqrt(xs[i])
 //	})

@@ -4,7 +4,8 @@ import "github.com/forkjoin/fj/pool"
 
 // Map returns a new slice holding f(w, e) for every element e of s, in the
 // same order, computed in parallel. Panics, Context and Stop are handled
-// as in ForRange (elements whose f did not run hold R's zero value).
+// as in For (elements whose f did not run hold R's zero value), and so is
+// an f that blocks in a blocking section (see For).
 //
 //	lengths := parallel.Map(p, words, func(_ *pool.Worker, s string) int { return len(s) })
 func Map[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) R, opts ...Option) []R {
@@ -12,11 +13,9 @@ func Map[S ~[]E, E, R any](r pool.Runner, s S, f func(w *pool.Worker, e E) R, op
 		panic("parallel: Map with a nil function")
 	}
 	out := make([]R, len(s))
-	l := loop[struct{}, int]{rng: func(w *pool.Worker, lo, hi int) {
-		for i, e := range s[lo:hi] {
-			out[lo+i] = f(w, e)
-		}
-	}}
+	// A For body per element, not a ForRange body per piece: the loop
+	// looks at the stop flag and at whether f blocked between elements.
+	l := loop[struct{}, int]{body: func(w *pool.Worker, i int) { out[i] = f(w, s[i]) }}
 	runLoop(r, "Map", optsLoop, 0, len(s), &l, opts)
 	return out
 }

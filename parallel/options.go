@@ -97,7 +97,10 @@ func parseOpts(call string, accepts opt, opts []Option) *config {
 // as a plain loop and splits off half of what remains only when another
 // worker of the pool is idle, so a loop nested in a loop that keeps every
 // worker busy costs about what the plain loop costs, and an idle worker is
-// handed work within a few dozen iterations.
+// handed work within a few dozen iterations. Once one of its bodies has
+// blocked in a blocking section (pool.Blocking), a loop splits what
+// remains eagerly instead, down to the grain, whatever its options, so
+// that the bodies that block after it wait together (see For).
 func Grain(n int) Option {
 	return func(c *config) {
 		c.given |= optGrain
@@ -109,11 +112,12 @@ func Grain(n int) Option {
 	}
 }
 
-// Context binds a call to ctx: once ctx is done, pieces of work that have
-// not started are skipped, For and ForErr stop within a few dozen
-// iterations, ForSeq stops pulling its sequence, and the call returns
-// once the pieces that were running have ended. A call whose ctx is
-// already done runs nothing.
+// Context binds a call to ctx, without changing how the call splits its
+// work (WithContext also splits it eagerly, a task per item): once ctx is
+// done, pieces of work that have not started are skipped, For and ForErr
+// stop within a few dozen iterations, ForSeq stops pulling its sequence,
+// and the call returns once the pieces that were running have ended. A
+// call whose ctx is already done runs nothing.
 //
 // The Err forms (ForErr, ForRangeErr, MapErr, ReduceErr, ForSeqErr) then
 // return context.Cause(ctx), unless a body failed first; but if every

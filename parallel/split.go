@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/sched"
@@ -63,6 +64,22 @@ import (
 // waits in a blocking section (pool.Blocking) then lets its worker start
 // the next piece instead of holding up the rest of its own. That is
 // errgroup's shape, a task per item, at the cost of a task per item.
+//
+// Any other loop turns eager the same way once one of its bodies has
+// blocked in a section (blocked): leaf compares its goroutine's count of
+// sections (sched.Worker.Sections) before and after the first body of a
+// step, and after the step, and the piece runs the rest of its range with
+// runEager; the shared copy's blocks flag turns every other piece of the
+// call eager at its next step; an eager leaf whose first body did not
+// block clears the flag, and the pieces not split yet run lazily again
+// (runEager), so that a body that blocked once costs a loop of cheap
+// bodies about log n tasks, not a task per item. So how many bodies of a
+// loop wait at once depends on whether they block, not on the loop's
+// options; WithContext
+// keeps its eager split from the start, for bodies that wait for a later
+// item (the errgroup idiom's wait on the context that item cancels), and
+// for bodies that block without a section, which the stall watch finds
+// only when their work is queued.
 
 type loop[T any, I constraints.Integer] struct {
 	lo I
@@ -78,6 +95,10 @@ type loop[T any, I constraints.Integer] struct {
 	grain uint64 // minimum piece length, >= 1
 	step  uint64 // the length of a step, >= 1 (see steps)
 	eager bool   // split down to the grain at once: Deterministic, WithContext
+	// blocks is set, in the shared copy, once a body of the call has
+	// blocked in a section: every piece splits eagerly from its next step
+	// on (see blocked).
+	blocks atomic.Bool
 
 	// ctl is the call's control: nil while the loop runs on its
 	// caller's stack with no options (nothing can stop it then, and no
@@ -296,7 +317,7 @@ func runPiece[T any, I constraints.Integer](w *pool.Worker, p piece[T, I]) parti
 // run runs [lo, hi) on w, in steps, splitting what remains when another
 // worker wants work, and returns the combination of the steps' results.
 func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
-	if l.eager {
+	if l.eager || l.blocking() {
 		return l.runEager(w, lo, hi)
 	}
 	sw := sched.From[sched.Worker](w)
@@ -304,13 +325,19 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 		// Nothing can stop the loop and it will not split: its steps
 		// would only cost their checks (a Reduce nested in a row of a
 		// busy loop, in one call of chunk instead of four).
-		p, _ := l.leaf(w, lo, hi)
+		p, next, end := l.leaf(w, lo, hi)
+		if end == leafBlocked {
+			return l.merge(p, l.blocked(w, next, hi))
+		}
 		return l.merge(acc, p)
 	}
 	for lo < hi {
 		if l.ctl != nil && l.ctl.stopped() {
 			l.ctl.skip()
 			return acc
+		}
+		if l.blocking() {
+			return l.merge(acc, l.runEager(w, lo, hi)) // another piece's body blocked
 		}
 		n := hi - lo
 		if n/2 >= l.grain && sw.ShouldSplit(n > l.step) {
@@ -324,15 +351,38 @@ func (l *loop[T, I]) run(w *pool.Worker, lo, hi uint64) (acc partial[T]) {
 			end = hi // no step shorter than the grain at the end
 		}
 		outer := sw.LoopStep(end < hi)
-		p, ok := l.leaf(w, lo, end)
+		p, next, how := l.leaf(w, lo, end)
 		sw.LoopStepDone(outer)
 		acc = l.merge(acc, p)
-		if !ok {
+		switch how {
+		case leafStop:
 			return acc
+		case leafBlocked:
+			return l.merge(acc, l.blocked(w, next, hi))
 		}
 		lo = end
 	}
 	return acc
+}
+
+// blocking reports whether a body of the call has blocked in a section.
+func (l *loop[T, I]) blocking() bool { return l.shared != nil && l.shared.blocks.Load() }
+
+// blocked runs [lo, hi), the rest of a piece whose body has just blocked
+// in a blocking section, and tells every piece of the call to do the
+// same from its next step: split eagerly, a task per grain. While a body
+// waits in a section, its worker runs other tasks, but the rest of its
+// piece waits on the body's goroutine: split lazily, a loop of blocking
+// bodies would have only as many in flight as it had pieces, each in
+// order. Split eagerly, the next body that waits lets the worker start
+// the one after it, as under WithContext, whichever options the call got.
+// A loop whose bodies never block never pays for this.
+func (l *loop[T, I]) blocked(w *pool.Worker, lo, hi uint64) partial[T] {
+	l.share().blocks.Store(true)
+	if lo >= hi {
+		return partial[T]{}
+	}
+	return l.runEager(w, lo, hi)
 }
 
 // runEager is run in deterministic mode and under WithContext: halves
@@ -342,6 +392,12 @@ func (l *loop[T, I]) runEager(w *pool.Worker, lo, hi uint64) partial[T] {
 		l.ctl.skip()
 		return partial[T]{}
 	}
+	if !l.eager && !l.blocking() {
+		// Split eagerly only because bodies blocked, and the last one
+		// looked at did not: lazy again (a body that blocked once, on a
+		// cache fill, must not cost a loop of cheap bodies a task each).
+		return l.run(w, lo, hi)
+	}
 	n := hi - lo
 	if n/2 >= l.grain {
 		mid := lo + n/2
@@ -349,7 +405,19 @@ func (l *loop[T, I]) runEager(w *pool.Worker, lo, hi uint64) partial[T] {
 		a, b := forkjoin.JoinArgs(w, sh.split, piece[T, I]{sh, lo, mid}, piece[T, I]{sh, mid, hi})
 		return l.merge(a, b)
 	}
-	p, _ := l.leaf(w, lo, hi)
+	p, next, how := l.leaf(w, lo, hi)
+	switch {
+	case how == leafBlocked:
+		l.share().blocks.Store(true)
+		if next < hi {
+			// A piece shorter than twice the grain: its rest is one piece.
+			p = l.merge(p, l.runEager(w, next, hi))
+		}
+	case how == leafDone && !l.eager && l.blocking():
+		// Its first body did not block: the pieces not split yet run
+		// lazily again, until a body blocks once more.
+		l.shared.blocks.Store(false)
+	}
 	return p
 }
 
@@ -365,48 +433,94 @@ func (l *loop[T, I]) merge(a, b partial[T]) partial[T] {
 	}
 }
 
+// How a leaf ended.
+type leafEnd uint8
+
+const (
+	leafDone    leafEnd = iota // it ran its range: the loop goes on
+	leafStop                   // an error, or a stop noticed inside it: the loop ends
+	leafBlocked                // a call of the function blocked in a section: the rest goes eager (blocked)
+)
+
 // leaf runs the call's function over [lo, hi), a step, and returns its
-// result and whether the loop may go on (false: an error, or a stop
-// noticed inside the step).
-func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], bool) {
+// result, how it ended, and, for leafBlocked, the offset where the rest
+// begins: after the iteration whose body blocked (a For or ForErr body),
+// or hi (a function called on the whole step).
+//
+// A body blocked if its goroutine's count of sections moved while it ran
+// (sched.Worker.Sections: a word only that goroutine writes, counting
+// the sections of what it ran inline, not of the tasks its worker ran on
+// other goroutines while the body waited in a join).
+func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, leafEnd) {
+	sw := sched.From[sched.Worker](w)
+	entered := sw.Sections()
+	var p partial[T]
 	switch {
 	case l.body != nil:
+		// The count after the first body, then after the step: a look
+		// per iteration would cost a trivial body a third of its time.
+		// Bodies that block mostly block every time (a read per item),
+		// which the first look catches; the rest of a step whose first
+		// body did not block runs in order.
 		body := l.body
-		for i, end := at(l.lo, lo), at(l.lo, hi); i != end; i++ {
+		i, end := at(l.lo, lo), at(l.lo, hi)
+		body(w, i)
+		if sw.Sections() != entered {
+			return p, lo + 1, leafBlocked
+		}
+		for i++; i != end; i++ {
 			body(w, i)
 		}
 	case l.bodyErr != nil:
-		// The flag every iteration: bodies that return an error are
-		// rarely trivial.
+		// The flag every iteration (bodies that return an error are
+		// rarely trivial); the count after the first body only, as For
+		// looks at it (a look per iteration would cost a trivial body a
+		// fifth of its time).
 		body := l.bodyErr
-		for i, end := at(l.lo, lo), at(l.lo, hi); i != end; i++ {
+		i, end := at(l.lo, lo), at(l.lo, hi)
+		if l.ctl != nil && l.ctl.flag.f.Load() {
+			l.ctl.skip()
+			return p, hi, leafStop
+		}
+		if err := body(w, i); err != nil {
+			l.fail(err)
+			return p, hi, leafStop
+		}
+		if sw.Sections() != entered {
+			return p, lo + 1, leafBlocked
+		}
+		for i++; i != end; i++ {
 			if l.ctl != nil && l.ctl.flag.f.Load() {
 				l.ctl.skip()
-				return partial[T]{}, false
+				return p, hi, leafStop
 			}
 			if err := body(w, i); err != nil {
 				l.fail(err)
-				return partial[T]{}, false
+				return p, hi, leafStop
 			}
 		}
+		return p, hi, leafDone
 	case l.rng != nil:
 		l.rng(w, at(l.lo, lo), at(l.lo, hi))
 	case l.rngErr != nil:
 		if err := l.rngErr(w, at(l.lo, lo), at(l.lo, hi)); err != nil {
 			l.fail(err)
-			return partial[T]{}, false
+			return p, hi, leafStop
 		}
 	case l.chunk != nil:
-		return partial[T]{l.chunk(w, at(l.lo, lo), at(l.lo, hi)), true}, true
+		p = partial[T]{l.chunk(w, at(l.lo, lo), at(l.lo, hi)), true}
 	default:
 		v, err := l.chunkErr(w, at(l.lo, lo), at(l.lo, hi))
 		if err != nil {
 			l.fail(err)
-			return partial[T]{}, false
+			return p, hi, leafStop
 		}
-		return partial[T]{v, true}, true
+		p = partial[T]{v, true}
 	}
-	return partial[T]{}, true
+	if sw.Sections() != entered {
+		return p, hi, leafBlocked
+	}
+	return p, hi, leafDone
 }
 
 // fail records a body's error: in the control, or, on the caller's stack

@@ -24,10 +24,16 @@ import (
 //		sums[i] = checksum(data)
 //	})
 //
+// (BlockingValue is the same section for a call that returns a value and
+// an error: data, err := pool.BlockingValue(func() ([]byte, error) {
+// return os.ReadFile(paths[i]) }).)
+//
 // (A parallel loop has a few pieces per worker, each running its
-// iterations in order, so this loop has about that many reads in flight;
-// for a blocking call per item and all of them in flight at once, run a
-// task per item, with a task block's Run.)
+// iterations in order, until a body blocks in a section: then it splits
+// the rest a task per item, and the reads after the first are in flight
+// together; parallel.For says how. For bodies that wait for one another,
+// a barrier, start a task per item from the start: parallel.WithContext
+// or a task block's Run.)
 //
 // Blocking finds the calling task itself (a goroutine id and a table
 // lookup per open pool: nanoseconds). Called from a goroutine that is not
@@ -62,6 +68,29 @@ func Blocking(f func()) {
 		panic("pool: Blocking with a nil function")
 	}
 	sched.Blocking(f)
+}
+
+// BlockingValue is Blocking for a call that returns a value and an error,
+// the shape of most blocking calls (a read, a query, a request): it runs
+// f as a blocking section of the calling task and returns what f
+// returned, so that the caller needs no variables declared before the
+// section and assigned inside it.
+//
+//	data, err := pool.BlockingValue(func() ([]byte, error) { return os.ReadFile(path) })
+//
+// Everything Blocking documents holds: outside a task, or inside another
+// section, it just calls f; inside f the task's *Worker must not be used;
+// a panic in f unwinds on from BlockingValue once the task has its worker
+// back. For a call with no result, or with results of another shape, use
+// Blocking.
+func BlockingValue[T any](f func() (T, error)) (T, error) {
+	if f == nil {
+		panic("pool: BlockingValue with a nil function")
+	}
+	var v T
+	var err error
+	sched.Blocking(func() { v, err = f() })
+	return v, err
 }
 
 // WithMaxBlocking limits the tasks of the pool inside a blocking

@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/forkjoin/fj/parallel"
@@ -39,6 +40,55 @@ func ExampleBlocking() {
 		})
 	fmt.Println(sum)
 	// Output: 55
+}
+
+// Each item asks a service for a value and waits for the answer in a
+// section: the worker runs the other items meanwhile, and the value and
+// the error come back as the call's results. The service here is a
+// goroutine answering on a channel; a file, a database or an RPC client
+// is used the same way.
+func ExampleBlockingValue() {
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+
+	type request struct {
+		key   string
+		reply chan int
+	}
+	requests := make(chan request)
+	go func() { // the service: the length of each key, -1 for an empty one
+		for r := range requests {
+			if r.key == "" {
+				r.reply <- -1
+				continue
+			}
+			r.reply <- len(r.key)
+		}
+	}()
+	defer close(requests)
+	lookup := func(key string) (int, error) {
+		r := request{key, make(chan int)}
+		requests <- r
+		if n := <-r.reply; n >= 0 {
+			return n, nil
+		}
+		return 0, errors.New("empty key")
+	}
+
+	keys := []string{"fork", "join", "steal"}
+	lengths := make([]int, len(keys))
+	err := parallel.ForErr(p, 0, len(keys), func(_ *pool.Worker, i int) error {
+		n, err := pool.BlockingValue(func() (int, error) { return lookup(keys[i]) })
+		lengths[i] = n
+		return err
+	})
+	fmt.Println(lengths, err)
+
+	_, err = pool.BlockingValue(func() (int, error) { return lookup("") }) // outside a task: just the call
+	fmt.Println(err)
+	// Output:
+	// [4 4 5] <nil>
+	// empty key
 }
 
 // With a cap of two, four tasks that block at once take turns: two are in

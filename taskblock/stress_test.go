@@ -170,7 +170,7 @@ func (pr *program) eval(w *pool.Worker, scopes []scope, seed uint64, depth int) 
 
 func TestRandomBlockPrograms(t *testing.T) {
 	fjtest.Deadline(t, 120*time.Second)
-	seeds := small(200, 40)
+	seeds := fjtest.Stress(70, 200, 40) // 200 with FJ_LONG: 9 s on two cores
 	const depth = 8
 	// Odd seeds run in a root block Defined from the pool, into which
 	// code at any depth may run tasks; even ones start with forkjoin.Invoke.

@@ -10,7 +10,12 @@
 // machine that the speedups cannot be trusted.
 //
 //	go run ./examples/showcase [-workers N] [-runs N] [-small] [-stats]
-//	                           [-png file] [-trace file] [-cpuprofile file]
+//	                           [-png file | -pngtemp] [-trace file] [-cpuprofile file]
+//
+// It writes the Mandelbrot image only when asked: to the file -png names,
+// or, with -pngtemp, to a new file in the temporary directory whose name
+// it prints (a fixed name there would be overwritten by another run, or
+// another user's). Every line it prints fits 100 columns.
 package main
 
 import (
@@ -21,7 +26,6 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -43,7 +47,8 @@ var (
 	runs       = flag.Int("runs", 5, "runs per workload; each time shown is their median, beside their spread")
 	small      = flag.Bool("small", false, "small sizes (a quick check, not a measurement)")
 	showStats  = flag.Bool("stats", false, "print the pool's counters after each workload")
-	pngPath    = flag.String("png", filepath.Join(os.TempDir(), "fj-mandelbrot.png"), "where to write the Mandelbrot image")
+	pngPath    = flag.String("png", "", "write the Mandelbrot image to this file")
+	pngTemp    = flag.Bool("pngtemp", false, "write the Mandelbrot image to a new temporary file, and print its name")
 	tracePath  = flag.String("trace", "", "write a runtime/trace execution trace to this file")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile to this file")
 )
@@ -64,6 +69,14 @@ type result struct {
 	// fj1 holds the times of fj on a pool of one worker, for the sorts,
 	// whose speedup is partly a better algorithm; empty: not measured.
 	fj1 []time.Duration
+}
+
+// amount formats a count of elements for a workload's name: 10M, 100k.
+func amount(n int) string {
+	if n >= 1_000_000 {
+		return fmt.Sprintf("%dM", n/1_000_000)
+	}
+	return fmt.Sprintf("%dk", n/1000)
 }
 
 // median returns the median of ds, which is not empty.
@@ -131,7 +144,7 @@ func timedFJ(p *pool.Pool, label, region string, f func(r pool.Runner)) time.Dur
 
 func main() {
 	flag.Parse()
-	if *runs < 1 || flag.NArg() > 0 {
+	if *runs < 1 || flag.NArg() > 0 || (*pngPath != "" && *pngTemp) {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -150,11 +163,12 @@ func main() {
 
 	p := pool.New(pool.WithWorkers(*workers), pool.WithName("showcase"))
 	defer p.Close()
-	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %d CPUs, %s/%s, %s; median (fastest–slowest) of %d runs\n",
-		p.Workers(), runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), *runs)
+	fmt.Printf("fj showcase: %d workers, GOMAXPROCS %d, %d CPUs, %s/%s, %s\n",
+		p.Workers(), runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Printf("each time is the median (fastest–slowest) of %d runs\n", *runs)
 	spinIters := calibrate()
 	first := checkMachine(spinIters)
-	fmt.Printf("machine check: %s\n\n", first)
+	fmt.Printf("machine check:\n  %s\n\n", first)
 	if first.busy() {
 		fmt.Print(first.warning())
 		fmt.Println()
@@ -174,16 +188,14 @@ func main() {
 		}
 	}
 
+	// Two tables, so that each fits 100 columns: the times and speedups
+	// of every workload, then fj against a goroutine per task where that
+	// was measured.
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tgoroutine per task\tfj vs goroutines\tcores free\t")
+	fmt.Fprintln(tw, "workload\tsequential\tfj\tspeedup\tcores free\t")
 	var busyRows []string
 	worst := first
 	for i, r := range results {
-		gor, vs := "-", "-"
-		if len(r.goroutine) > 0 {
-			gor = spread(r.goroutine)
-			vs = fmt.Sprintf("%s faster", ratios(r.goroutine, r.fj, 1))
-		}
 		m := checks[i]
 		if checks[i+1].ratio > m.ratio {
 			m = checks[i+1]
@@ -191,13 +203,20 @@ func main() {
 		if m.ratio > worst.ratio {
 			worst = m
 		}
-		free := fmt.Sprintf("%.1f of %d", m.free(), m.n)
+		free := fmt.Sprintf("%.1f", m.free())
 		if m.busy() {
 			free += " BUSY"
 			busyRows = append(busyRows, r.name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, spread(r.seq), spread(r.fj),
-			ratios(r.seq, r.fj, 2), gor, vs, free)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", r.name, spread(r.seq), spread(r.fj), ratios(r.seq, r.fj, 2), free)
+	}
+	tw.Flush()
+	fmt.Println()
+	fmt.Fprintln(tw, "workload\tgoroutine per task\tfj\tfj vs goroutines\t")
+	for _, r := range results {
+		if len(r.goroutine) > 0 {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s faster\t\n", r.name, spread(r.goroutine), spread(r.fj), ratios(r.goroutine, r.fj, 1))
+		}
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -207,20 +226,23 @@ func main() {
 				others = "the second worker"
 			}
 			fmt.Printf("\n%s: the speedup %s is the product of\n"+
-				"  %s from the algorithm: parallel.Sort on 1 worker (%s) against slices.Sort,\n"+
-				"        a partition without branches that the CPU would mispredict, and\n"+
+				"  %s from the algorithm: against slices.Sort, parallel.Sort on 1 worker\n"+
+				"        takes %s (a partition without branches that the CPU would\n"+
+				"        mispredict), and\n"+
 				"  %s from %s: %d workers against 1.\n",
 				r.name, ratios(r.seq, r.fj, 2), ratios(r.seq, r.fj1, 2), spread(r.fj1),
 				ratios(r.fj1, r.fj, 2), others, p.Workers())
 		}
 	}
-	fmt.Printf("\nmachine check after the runs: %s\n", checks[len(checks)-1])
-	fmt.Printf("Mandelbrot image: %s\n", *pngPath)
+	fmt.Printf("\nmachine check after the runs:\n  %s\n", checks[len(checks)-1])
+	if imageFile != "" {
+		fmt.Printf("Mandelbrot image: %s\n", imageFile)
+	}
 	fmt.Println("speedup = sequential / fj, the medians' ratio (lowest–highest ratio within a run); the part")
 	fmt.Println("that comes from running on several workers cannot exceed the number of cores. Fine-")
-	fmt.Println("grained forks (fib at every level) cost more than the work they split: that row is")
+	fmt.Println("grained forks (fib, a fork per call) cost more than the work they split: that row is")
 	fmt.Println("about what a fork costs compared with a goroutine, not about speed. cores free: the")
-	fmt.Println("worse of the machine checks made before and after the row's runs.")
+	fmt.Printf("worse of the machine checks made before and after the row's runs, of %d cores.\n", first.n)
 	if len(busyRows) > 0 {
 		fmt.Printf("\n%d of %d rows were measured while the machine was busy.\n", len(busyRows), len(results))
 		fmt.Print(worst.warning())
@@ -293,7 +315,7 @@ func (m machine) String() string {
 	if m.busy() {
 		state = "BUSY"
 	}
-	return fmt.Sprintf("%d goroutines spinning at once took %.2fx as long as one alone: about %.1f of %d cores free (%s)",
+	return fmt.Sprintf("%d goroutines spinning at once took %.2fx as long as one: about %.1f of %d cores free (%s)",
 		m.n, m.ratio, m.free(), m.n, state)
 }
 
@@ -408,7 +430,7 @@ func fibGo(n int) int {
 func fibFine(p *pool.Pool) result {
 	n := size(27, 16)
 	want := fibSeq(n)
-	r := result{name: fmt.Sprintf("fib(%d), a fork at every level", n)}
+	r := result{name: fmt.Sprintf("fib(%d), a fork per call", n)}
 	for range *runs {
 		r.seq = append(r.seq, timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") }))
 		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
@@ -422,7 +444,7 @@ func fibFine(p *pool.Pool) result {
 func fibCut(p *pool.Pool) result {
 	n, cut := size(36, 24), size(20, 12)
 	want := fibSeq(n)
-	r := result{name: fmt.Sprintf("fib(%d), sequential below %d", n, cut)}
+	r := result{name: fmt.Sprintf("fib(%d), serial below %d", n, cut)}
 	for range *runs {
 		r.seq = append(r.seq, timed(r.name+", sequential", func() { must(fibSeq(n) == want, "fib") }))
 		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {
@@ -487,10 +509,7 @@ func partition(s []int) int {
 func quicksortJoin(p *pool.Pool) result {
 	n := size(5_000_000, 100_000)
 	data := randomInts(n)
-	r := result{name: fmt.Sprintf("quicksort with Join, %dM ints", n/1_000_000)}
-	if n < 1_000_000 {
-		r.name = fmt.Sprintf("quicksort with Join, %dk ints", n/1000)
-	}
+	r := result{name: fmt.Sprintf("Join quicksort, %s ints", amount(n))}
 	a, b := make([]int, n), make([]int, n)
 	for range *runs {
 		copy(a, data)
@@ -513,10 +532,7 @@ func quicksortJoin(p *pool.Pool) result {
 func sortInts(p *pool.Pool) result {
 	n := size(10_000_000, 100_000)
 	data := randomInts(n)
-	r := result{name: fmt.Sprintf("parallel.Sort vs slices.Sort, %dM ints", n/1_000_000)}
-	if n < 1_000_000 {
-		r.name = fmt.Sprintf("parallel.Sort vs slices.Sort, %dk ints", n/1000)
-	}
+	r := result{name: fmt.Sprintf("parallel.Sort, %s ints", amount(n))}
 	var p1 *pool.Pool
 	if p.Workers() > 1 {
 		p1 = pool.New(pool.WithWorkers(1), pool.WithName("showcase-1"))
@@ -546,10 +562,7 @@ func reduceSum(p *pool.Pool) result {
 	for i := range xs {
 		xs[i] = float64(i % 1000)
 	}
-	r := result{name: fmt.Sprintf("parallel.Reduce, sum of %dM float64", n/1_000_000)}
-	if n < 1_000_000 {
-		r.name = fmt.Sprintf("parallel.Reduce, sum of %dk float64", n/1000)
-	}
+	r := result{name: fmt.Sprintf("Reduce, sum of %s", amount(n))}
 	for range *runs {
 		var seqSum, fjSum float64
 		r.seq = append(r.seq, timed(r.name+", loop", func() {
@@ -594,7 +607,7 @@ func mandelRow(img *image.Gray, y, size, maxIter int) {
 
 func mandelbrot(p *pool.Pool) result {
 	sz, maxIter := size(1024, 128), 500
-	r := result{name: fmt.Sprintf("Mandelbrot %dx%d, parallel.For over rows", sz, sz)}
+	r := result{name: fmt.Sprintf("Mandelbrot %dx%d", sz, sz)}
 	a := image.NewGray(image.Rect(0, 0, sz, sz))
 	b := image.NewGray(image.Rect(0, 0, sz, sz))
 	for range *runs {
@@ -610,11 +623,30 @@ func mandelbrot(p *pool.Pool) result {
 		}))
 		must(slices.Equal(a.Pix, b.Pix), "mandelbrot")
 	}
-	f, err := os.Create(*pngPath)
-	check(err)
-	check(png.Encode(f, b))
-	check(f.Close())
+	imageFile = writeImage(b)
 	return r
+}
+
+// imageFile is the name of the file the Mandelbrot image went to, or "".
+var imageFile string
+
+// writeImage writes img where -png or -pngtemp asks, and returns the
+// file's name, or "" if neither asked for it.
+func writeImage(img *image.Gray) string {
+	var f *os.File
+	var err error
+	switch {
+	case *pngPath != "":
+		f, err = os.Create(*pngPath)
+	case *pngTemp:
+		f, err = os.CreateTemp("", "fj-mandelbrot-*.png")
+	default:
+		return ""
+	}
+	check(err)
+	check(png.Encode(f, img))
+	check(f.Close())
+	return f.Name()
 }
 
 // --- the N4411 tree walk with task blocks ---
@@ -667,7 +699,7 @@ func treeWalk(p *pool.Pool) result {
 	depth, cut := size(22, 12), size(10, 4)
 	tree := build(depth)
 	want := sumSeq(tree)
-	r := result{name: fmt.Sprintf("tree walk, depth %d, blocks above height %d", depth, cut)}
+	r := result{name: fmt.Sprintf("tree walk, depth %d", depth)}
 	for range *runs {
 		r.seq = append(r.seq, timed(r.name+", sequential", func() { must(sumSeq(tree) == want, "tree") }))
 		r.fj = append(r.fj, timedFJ(p, r.name+", fj", r.name, func(run pool.Runner) {

@@ -70,6 +70,21 @@ func Small(n, small int) int {
 	return n
 }
 
+// Stress returns the size of a stress test: long with FJ_LONG (the long
+// runs, which .ci/run makes in a step of their own), small under the race
+// detector or -short, and n otherwise, a size that keeps the README's
+// `go test ./...` within a minute on two cores while still catching what
+// the test is for in most runs.
+func Stress(n, long, small int) int {
+	switch {
+	case RaceEnabled || testing.Short():
+		return small
+	case Long():
+		return long
+	}
+	return n
+}
+
 // Long reports whether long stress runs are wanted: FJ_LONG is set in
 // the environment, as .ci/run sets it. Without it, `go test ./...` stays
 // quick for users, and stress tests run a smaller, still meaningful size.

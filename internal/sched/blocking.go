@@ -99,6 +99,7 @@ func (w *Worker) blocking(f func(), capped bool) {
 	p := w.pool
 	c := w.cur
 	s := w.scope
+	c.entered++
 	w.handOff(c, true) // B2
 	slot := capped && p.sections.limit != 0
 	p.sections.enter(slot) // B3: cannot fail, so the deferred call below balances it
@@ -113,6 +114,16 @@ func (w *Worker) blocking(f func(), capped bool) {
 	}()
 	f() // B4
 }
+
+// Sections returns how many blocking sections the calling goroutine, the
+// carrier holding w, has entered. A loop compares it before and after a
+// body to learn that the body blocked in a section (a task that the body
+// ran inline included, but no task that w ran on another carrier while
+// the body waited in a join: that one's carrier counts it): the loop's
+// rest, held on the body's goroutine meanwhile, is then split a task per
+// piece of its grain, so that later bodies that block wait together
+// (parallel/split.go). Only the goroutine holding w may call it.
+func (w *Worker) Sections() uint32 { return w.cur.entered }
 
 // sectionGauge counts a pool's tasks inside a section's f, and caps the
 // user's sections if the pool has a cap (B3): a counting semaphore whose

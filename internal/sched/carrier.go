@@ -41,6 +41,9 @@ type carrier struct {
 	// capture.go). The goroutine exits afterwards, so the flag is never
 	// cleared.
 	goexiting bool
+	// entered counts the blocking sections entered on c's goroutine
+	// (blocking.go, B2; Worker.Sections). Only c's goroutine touches it.
+	entered uint32
 }
 
 // maxSpares bounds the idle carriers a worker keeps for later hand-offs;

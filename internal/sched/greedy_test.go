@@ -381,7 +381,7 @@ func TestGreedyRandomTreesSpawnThenLeaf(t *testing.T) {
 func greedyTrees(t *testing.T, form string, walk func(w *pool.Worker, n *node, first *func()) int) {
 	for _, n := range []int{2, 4, 8, 64} {
 		var lost, steals, leaves int64
-		for seed := range uint64(fjtest.Small(6, 2)) {
+		for seed := range uint64(fjtest.Stress(2, 6, 2)) {
 			tree := randomTree(rand.New(rand.NewPCG(seed, uint64(n))), 7)
 			l, s := partlyBusy(t, n, func(w *pool.Worker, release func(), _ func() bool) {
 				leaves += int64(walk(w, tree, &release))
