@@ -131,7 +131,7 @@ func TestFinishedCallsLetGo(t *testing.T) {
 // mechanism is the same.
 func TestSortByKeyLetsGoOfItsSlice(t *testing.T) {
 	type rec struct {
-		k   int64
+		k int64
 		_ [24]byte
 	}
 	p := pool.New(pool.WithWorkers(2))
