@@ -35,6 +35,7 @@ func TestLookLayout(t *testing.T) {
 	ch := make(chan int)
 	got := make(chan parked)
 	for i, want := range []string{"chan receive", "sync.Mutex.Lock"} {
+		//lint:ignore SA2001 the goroutine is to wait in Lock: that wait is what the look must see
 		park := []func(){func() { <-ch }, func() { mu.Lock(); mu.Unlock() }}[i]
 		exited := make(chan struct{})
 		go func() { defer close(exited); got <- parked{getg(), goid()}; park() }()
