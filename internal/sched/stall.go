@@ -106,12 +106,15 @@ type stallWatch struct {
 	// single word whose own value is all a reader needs (no ordering
 	// with other memory), except live, whose decrement X5 orders before
 	// the spare's live flag.
-	made     atomic.Int32 // spares allocated so far
-	live     atomic.Int32 // spares running now (Stats.Spares)
-	started  atomic.Uint64
-	stalls   atomic.Uint64 // blocks that were compensated (Stats.Stalls)
-	atLimit  atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
-	reported bool          // the monitor's only
+	made    atomic.Int32 // spares allocated so far
+	live    atomic.Int32 // spares running now (Stats.Spares)
+	started atomic.Uint64
+	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
+	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
+	// reported is set once the report is delivered (W5). Atomic: a
+	// monitor that has disarmed delivers its report in its deferred
+	// exit, which may overlap the next monitor's first ticks.
+	reported atomic.Bool
 	// handlerG is the monitor goroutine's id while it calls the handler
 	// (W5), so that Close from the handler, which would wait for
 	// itself, panics instead.
@@ -588,7 +591,7 @@ func (w *Worker) stealSpares() *task {
 // bounded dump); every block seen until its delivery joins it.
 func (p *Pool) noteBlock(v *stallView, h int, w *Worker, s *stallSeen, now time.Time) {
 	m := &p.stall
-	if m.reported {
+	if m.reported.Load() {
 		return
 	}
 	if v.rep == nil {
@@ -622,10 +625,10 @@ const maxReportTasks = 8
 // deliverReport is W5's delivery: the handler, once per pool.
 func (p *Pool) deliverReport(v *stallView) {
 	m := &p.stall
-	if v.rep == nil || m.reported {
+	// The CAS makes it once per pool even when two monitors overlap.
+	if v.rep == nil || !m.reported.CompareAndSwap(false, true) {
 		return
 	}
-	m.reported = true
 	rep := v.rep
 	v.rep = nil
 	queued, resumable := p.stallWork()
@@ -732,7 +735,7 @@ func (p *Pool) stallTickStack(v *stallView, now time.Time, queued, resumable int
 			}
 		}
 	}
-	if !m.reported {
+	if !m.reported.Load() {
 		v.rep = &pendingReport{first: now, stacks: stacks, started: before}
 		for i := range n {
 			g := v.seen[i].g
