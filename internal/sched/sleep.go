@@ -392,13 +392,50 @@ func (p *Pool) privateWork(self *Worker) bool {
 		return false // every worker is idle: nobody forks
 	}
 	wsdeque.Barrier() // H1
-	for _, v := range p.workers {
-		if v != self && v.dq.Stealer().HasPrivate() {
-			return true
+	// A private task seen now may be a fork between its push and its
+	// own publication (E1, which sees our announcement and publishes and
+	// notifies): that one needs no sleeper awake, and a recursion forking
+	// all the time would cancel every sleep. So look twice, a moment
+	// apart, and cancel only for private tasks of a deque whose owner
+	// published nothing meanwhile (S2a): a fork left behind, not one
+	// being published.
+	if self.tops == nil {
+		self.tops = make([]int64, len(p.workers))
+	}
+	any := false
+	for i, v := range p.workers {
+		self.tops[i] = -1
+		if v != self {
+			if pub, ok := v.dq.Stealer().PrivateMark(); ok {
+				self.tops[i], any = pub, true
+			}
 		}
 	}
-	return false
+	if !any {
+		return false
+	}
+	for range privateSpins {
+		left := false
+		for i, v := range p.workers {
+			if pub := self.tops[i]; pub >= 0 {
+				if v.dq.Stealer().StillPrivate(pub) {
+					left = true
+				} else {
+					self.tops[i] = -1 // published, popped or stolen since
+				}
+			}
+		}
+		if !left {
+			return false
+		}
+	}
+	return true
 }
+
+// privateSpins is how many times S2a looks again before it calls a
+// private task left behind: a microsecond or so, far longer than a fork
+// takes from its push to its publication, far shorter than a sleep.
+const privateSpins = 256
 
 // idleNow reports whether no task of the pool is in progress: none running
 // in any worker's main loop, and none parked. Each worker counts its own

@@ -97,5 +97,22 @@ func (d *Stealer[T]) StealBatch(dst []*T) int {
 // published: exact for what the owner did before the caller's last
 // Barrier, a hint otherwise. Any goroutine.
 func (d *Stealer[T]) HasPrivate() bool {
-	return atomic.LoadInt64(&d.bottom) > max(d.top.Load(), d.pub.Load())
+	_, ok := d.PrivateMark()
+	return ok
+}
+
+// PrivateMark reports whether the owner holds items that are not
+// published (as HasPrivate), and the value of pub it saw, for
+// StillPrivate. Any goroutine.
+func (d *Stealer[T]) PrivateMark() (pub int64, ok bool) {
+	pub = d.pub.Load()
+	return pub, atomic.LoadInt64(&d.bottom) > max(d.top.Load(), pub)
+}
+
+// StillPrivate reports whether the owner still holds items that are not
+// published and has published nothing since PrivateMark saw pub: private
+// items left behind rather than about to be published. Any goroutine.
+func (d *Stealer[T]) StillPrivate(pub int64) bool {
+	p, ok := d.PrivateMark()
+	return ok && p == pub
 }
