@@ -69,6 +69,24 @@ func sumBlockCut(w *pool.Worker, n *treeNode, depth, cut int) int {
 	return n.value + left + right
 }
 
+// sumBlockLeft is sumBlockCut as examples/treewalk writes it: the body
+// walks the left subtree itself and runs only the right one as a task, so
+// its worker visits the nodes in sumSeq's order (with two Runs it takes
+// the right one back first, against the order the nodes were allocated
+// in) and each block allocates one closure fewer. Its cut is the
+// example's: subtrees of height cut or lower are summed sequentially.
+func sumBlockLeft(w *pool.Worker, n *treeNode, depth, cut int) int {
+	if depth <= cut {
+		return sumSeq(n)
+	}
+	var left, right int
+	taskblock.Define(w, func(b *taskblock.Block) {
+		b.Run(func(w *pool.Worker) { right = sumBlockLeft(w, n.right, depth-1, cut) })
+		left = sumBlockLeft(b.Worker(), n.left, depth-1, cut)
+	})
+	return n.value + left + right
+}
+
 // BenchmarkTreeWalk20 walks a tree of 2^20 nodes (32 MiB). That fits in
 // the last-level cache of some machines (this one reports 480 MiB), and a
 // walk over a resident tree is about twice as fast as over one that is not,
@@ -111,14 +129,30 @@ func BenchmarkTreeWalk20(b *testing.B) {
 			}
 		})
 	}
-	b.Run("impl=fj-block-cut10-2w", func(b *testing.B) {
-		p := pool.New(pool.WithWorkers(2))
-		defer p.Close()
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			var got int
-			taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockCut(blk.Worker(), tree, depth, cut) })
-			check(b, got)
-		}
-	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=fj-block-cut10-%dw", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var got int
+				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockCut(blk.Worker(), tree, depth, cut) })
+				check(b, got)
+			}
+		})
+	}
+	// The example's form and cut-off (examples/treewalk): 255 blocks
+	// instead of 1023, each walking its left subtree itself.
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=fj-block-left-cut12-%dw", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var got int
+				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockLeft(blk.Worker(), tree, depth, 12) })
+				check(b, got)
+			}
+		})
+	}
 }
