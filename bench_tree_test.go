@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -154,5 +155,70 @@ func BenchmarkTreeWalk20(b *testing.B) {
 				check(b, got)
 			}
 		})
+	}
+}
+
+// BenchmarkTreeWalk20Paired measures the tree walk's speedups on a
+// machine whose load changes from second to second: every iteration
+// walks the tree sequentially and with task blocks, one version right
+// after the other (each after the same untimed warm-up walk), so that all
+// see about the same load, and reports each version's time per walk and
+// its speedup over the sequential walk of the same iterations
+// (seq/<version>: above 1, faster). form=left-cut12 is examples/treewalk
+// (the body walks the left subtree, a task runs the right one, blocks
+// above height 12); form=two-runs-cut10 is the example before issue 32
+// (both subtrees as tasks, blocks above height 10), whose worker walked
+// the right subtree first.
+func BenchmarkTreeWalk20Paired(b *testing.B) {
+	const depth = 20
+	tree := buildTree(depth)
+	want := sumSeq(tree)
+	p1 := pool.New(pool.WithWorkers(1))
+	defer p1.Close()
+	p2 := pool.New(pool.WithWorkers(2))
+	defer p2.Close()
+	blocks := func(p *pool.Pool, sum func(w *pool.Worker, n *treeNode) int) func() int {
+		return func() int {
+			var got int
+			taskblock.Define(p, func(blk *taskblock.Block) { got = sum(blk.Worker(), tree) })
+			return got
+		}
+	}
+	left := func(w *pool.Worker, n *treeNode) int { return sumBlockLeft(w, n, depth, 12) }
+	// sumBlockCut's depth < cut is height <= cut - 1: cut 11 is the old
+	// example's blocks above height 10.
+	twoRuns := func(w *pool.Worker, n *treeNode) int { return sumBlockCut(w, n, depth, 11) }
+	versions := []struct {
+		name string
+		walk func() int
+		t    time.Duration
+	}{
+		{"seq", func() int { return sumSeq(tree) }, 0},
+		{"left-cut12-1w", blocks(p1, left), 0},
+		{"left-cut12-2w", blocks(p2, left), 0},
+		{"two-runs-cut10-1w", blocks(p1, twoRuns), 0},
+		{"two-runs-cut10-2w", blocks(p2, twoRuns), 0},
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range versions {
+			v := &versions[j]
+			b.StopTimer()
+			sumSeq(tree)
+			b.StartTimer()
+			t0 := time.Now()
+			got := v.walk()
+			v.t += time.Since(t0)
+			if got != want {
+				b.Fatalf("%s: sum = %d, want %d", v.name, got, want)
+			}
+		}
+	}
+	for _, v := range versions {
+		b.ReportMetric(float64(v.t.Nanoseconds())/float64(b.N), v.name+"-ns/op")
+	}
+	for _, v := range versions[1:] {
+		b.ReportMetric(float64(versions[0].t)/float64(v.t), "seq/"+v.name)
 	}
 }
