@@ -153,3 +153,29 @@ func TestSortByKeyInArena(t *testing.T) {
 		}
 	}
 }
+
+// A2: the cache's second collection hands an arena scratch's arena to
+// the idle list at once, without waiting for the scratch's finalizer.
+func TestScratchArenaIdleAtDrop(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	type rec struct{ _, _, _, _ int64 }
+	c := &scratchCache[rec]{}
+	sc := &keyScratch[rec]{cache: c}
+	a := &arena{mem: mapArena(arenaMin)}
+	if a.mem == nil {
+		t.Fatal("no arena mapped")
+	}
+	sc.arena = a
+	sc.release()
+	c.sweep()
+	if takeIdleArena(a) {
+		t.Fatal("an arena went idle after one collection, while its scratch was cached")
+	}
+	c.sweep()
+	if !takeIdleArena(a) {
+		t.Fatal("after two collections the arena of the scratch the cache dropped is not idle")
+	}
+	unmapArena(a.mem)
+}

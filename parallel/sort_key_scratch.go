@@ -83,14 +83,14 @@ import (
 // A1. The scratch of a call on elements without pointers, if it is
 //     1 MiB or more, is one mapping (an arena): the keys and their
 //     buffer, then buf. It is in the cache as any scratch (C1, C2).
-// A2. When its scratch is collected (a finalizer: dropped by C1 or C2,
-//     or left by a call whose key panicked), the arena is kept idle,
-//     mapped, its pages as they are. A call that finds no scratch in its
-//     cache takes the shortest idle arena long enough before it maps a
-//     fresh one. The pages are not lazily freed (MADV_FREE): on the
-//     development VM the first write to each page after it cost as much
-//     as a fresh page (the whole call, about 850 ms of CPU against 290 ms
-//     kept as they are).
+// A2. When the cache lets its scratch go (C1, C2), or the scratch is
+//     collected (a finalizer: left by a call whose key panicked), the
+//     arena is kept idle, mapped, its pages as they are. A call that
+//     finds no scratch in its cache takes the shortest idle arena long
+//     enough before it maps a fresh one. The pages are not lazily freed
+//     (MADV_FREE): on the development VM the first write to each page
+//     after it cost as much as a fresh page (the whole call, about 850
+//     ms of CPU against 290 ms kept as they are).
 // A3. At most arenaKeep arenas are idle (the shortest is unmapped), and
 //     an arena idle for arenaTTL is unmapped, by a timer that runs only
 //     while some arena is idle: a program that has stopped sorting holds
@@ -309,12 +309,25 @@ func (sc *keyScratch[E]) release() {
 				short = i
 			}
 		}
+		c.idle[short].drop()
 		c.idle[short] = c.idle[len(c.idle)-1]
 		c.idle[len(c.idle)-1] = nil
 		c.idle = c.idle[:len(c.idle)-1]
 	}
 	c.mu.Unlock()
 	gcClock.arm()
+}
+
+// drop is called on a scratch the cache lets go (C1, C2): an arena goes
+// idle now (A2), not at the collection after the next one, when the
+// scratch's finalizer would run; whoever needs it next may come sooner.
+func (sc *keyScratch[E]) drop() {
+	if sc.arena != nil {
+		runtime.SetFinalizer(sc, nil)
+		a := sc.arena
+		sc.buf, sc.keys, sc.arena = nil, nil, nil
+		dropArena(a)
+	}
 }
 
 // sweep implements scratchSweeper (C2).
@@ -325,6 +338,8 @@ func (c *scratchCache[E]) sweep() bool {
 	for _, sc := range c.idle {
 		if sc.idleGCs++; sc.idleGCs < 2 {
 			kept = append(kept, sc)
+		} else {
+			sc.drop()
 		}
 	}
 	clear(c.idle[len(kept):])
