@@ -142,16 +142,16 @@ func BenchmarkTreeWalk20(b *testing.B) {
 			}
 		})
 	}
-	// The example's form and cut-off (examples/treewalk): 63 blocks
+	// The example's form and cut-off on 2 workers (examples/treewalk): 31 blocks
 	// instead of 1023, each walking its left subtree itself.
 	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("impl=fj-block-left-cut14-%dw", workers), func(b *testing.B) {
+		b.Run(fmt.Sprintf("impl=fj-block-left-cut15-%dw", workers), func(b *testing.B) {
 			p := pool.New(pool.WithWorkers(workers))
 			defer p.Close()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				var got int
-				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockLeft(blk.Worker(), tree, depth, 14) })
+				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockLeft(blk.Worker(), tree, depth, 15) })
 				check(b, got)
 			}
 		})
@@ -164,9 +164,9 @@ func BenchmarkTreeWalk20(b *testing.B) {
 // after the other (each after the same untimed warm-up walk), so that all
 // see about the same load, and reports each version's time per walk and
 // its speedup over the sequential walk of the same iterations
-// (seq/<version>: above 1, faster). form=left-cut14 is examples/treewalk
+// (seq/<version>: above 1, faster). form=left-cut15 is examples/treewalk
 // (the body walks the left subtree, a task runs the right one, blocks
-// above height 14); form=two-runs-cut10 is the example before issue 32
+// above height 15); form=two-runs-cut10 is the example before issue 32
 // (both subtrees as tasks, blocks above height 10), whose worker walked
 // the right subtree first.
 func BenchmarkTreeWalk20Paired(b *testing.B) {
@@ -184,7 +184,7 @@ func BenchmarkTreeWalk20Paired(b *testing.B) {
 			return got
 		}
 	}
-	left := func(w *pool.Worker, n *treeNode) int { return sumBlockLeft(w, n, depth, 14) }
+	left := func(w *pool.Worker, n *treeNode) int { return sumBlockLeft(w, n, depth, 15) }
 	// sumBlockCut's depth < cut is height <= cut - 1: cut 11 is the old
 	// example's blocks above height 10.
 	twoRuns := func(w *pool.Worker, n *treeNode) int { return sumBlockCut(w, n, depth, 11) }
@@ -194,8 +194,8 @@ func BenchmarkTreeWalk20Paired(b *testing.B) {
 		t    time.Duration
 	}{
 		{"seq", func() int { return sumSeq(tree) }, 0},
-		{"left-cut14-1w", blocks(p1, left), 0},
-		{"left-cut14-2w", blocks(p2, left), 0},
+		{"left-cut15-1w", blocks(p1, left), 0},
+		{"left-cut15-2w", blocks(p2, left), 0},
 		{"two-runs-cut10-1w", blocks(p1, twoRuns), 0},
 		{"two-runs-cut10-2w", blocks(p2, twoRuns), 0},
 	}

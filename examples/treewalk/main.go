@@ -4,7 +4,7 @@
 // the block ends only when both are done, so reading their results after it
 // is safe.
 //
-//	go run ./examples/treewalk [-depth 20] [-cut 14] [-workers N] [-runs 7]
+//	go run ./examples/treewalk [-depth 20] [-cut 15] [-workers N] [-runs 7]
 //
 // A walk of a tree this size is bound by memory, not by arithmetic, so
 // its time depends on what the caches and the heap hold when it starts:
@@ -16,6 +16,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -52,8 +53,8 @@ func sumSeq(n *node) int {
 // task, so no wake-up counts; the cause is not known). On one worker the
 // walk with blocks above height 10 (1,023 of them) took 1.7 times the
 // sequential walk, above 12 (255) 1.3 times, above 14 (63) 1.07 times,
-// above 16 (15) 1.01 times; 63 leaves are still ample pieces for the
-// workers to share.
+// above 16 (15) 1.01 times. So by default the blocks stop where about 16
+// subtrees per worker are left (above height 15 on 2 workers).
 //
 // The body walks the left subtree itself and runs only the right one as a
 // task (N4411 lets a body work; Cilk's spawn-one, call-one). With two
@@ -90,11 +91,17 @@ func sumGo(n *node) int {
 
 func main() {
 	depth := flag.Int("depth", 20, "tree depth (2^depth - 1 nodes)")
-	cut := flag.Int("cut", 14, "subtrees this high or lower are summed sequentially (0: a block per node)")
+	cut := flag.Int("cut", -1, "subtrees this high or lower are summed sequentially (0: a block per node; -1: about 16 subtrees per worker)")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
 	runs := flag.Int("runs", 7, "timed walks per version; each time shown is their median")
 	flag.Parse()
 
+	if *cut < 0 {
+		// The largest pieces that still leave about 16 per worker, so
+		// that they balance: the fewer the blocks, the faster the walk
+		// (see sum).
+		*cut = max(0, *depth-4-bits.Len(uint(max(*workers, 1)-1)))
+	}
 	tree := build(*depth)
 	want := sumSeq(tree)
 	p := pool.New(pool.WithWorkers(*workers))
