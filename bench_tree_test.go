@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/pool"
@@ -70,6 +71,24 @@ func sumBlockCut(w *pool.Worker, n *treeNode, depth, cut int) int {
 	return n.value + left + right
 }
 
+// sumBlockLeft is sumBlockCut as examples/treewalk writes it: the body
+// walks the left subtree itself and runs only the right one as a task, so
+// its worker visits the nodes in sumSeq's order (with two Runs it takes
+// the right one back first, against the order the nodes were allocated
+// in) and each block allocates one closure fewer. Its cut is the
+// example's: subtrees of height cut or lower are summed sequentially.
+func sumBlockLeft(w *pool.Worker, n *treeNode, depth, cut int) int {
+	if depth <= cut {
+		return sumSeq(n)
+	}
+	var left, right int
+	taskblock.Define(w, func(b *taskblock.Block) {
+		b.Run(func(w *pool.Worker) { right = sumBlockLeft(w, n.right, depth-1, cut) })
+		left = sumBlockLeft(b.Worker(), n.left, depth-1, cut)
+	})
+	return n.value + left + right
+}
+
 // BenchmarkTreeWalk20 walks a tree of 2^20 nodes (32 MiB). That fits in
 // the last-level cache of some machines (this one reports 480 MiB), and a
 // walk over a resident tree is about twice as fast as over one that is not,
@@ -112,16 +131,97 @@ func BenchmarkTreeWalk20(b *testing.B) {
 			}
 		})
 	}
-	b.Run("impl=fj-block-cut10-2w", func(b *testing.B) {
-		p := pool.New(pool.WithWorkers(2))
-		defer p.Close()
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=fj-block-cut10-%dw", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var got int
+				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockCut(blk.Worker(), tree, depth, cut) })
+				check(b, got)
+			}
+		})
+	}
+	// The example's form and cut-off on 2 workers (examples/treewalk): 31 blocks
+	// instead of 1023, each walking its left subtree itself.
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=fj-block-left-cut15-%dw", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var got int
+				taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockLeft(blk.Worker(), tree, depth, 15) })
+				check(b, got)
+			}
+		})
+	}
+}
+
+// BenchmarkTreeWalk20Paired measures the tree walk's speedups on a
+// machine whose load changes from second to second: every iteration
+// walks the tree sequentially and with task blocks, one version right
+// after the other (each after the same untimed warm-up walk), so that all
+// see about the same load, and reports each version's time per walk and
+// its speedup over the sequential walk of the same iterations
+// (seq/<version>: above 1, faster). form=left-cut15 is examples/treewalk
+// (the body walks the left subtree, a task runs the right one, blocks
+// above height 15); form=two-runs-cut10 is the example before issue 32
+// (both subtrees as tasks, blocks above height 10), whose worker walked
+// the right subtree first.
+func BenchmarkTreeWalk20Paired(b *testing.B) {
+	const depth = 20
+	tree := buildTree(depth)
+	want := sumSeq(tree)
+	p1 := pool.New(pool.WithWorkers(1))
+	defer p1.Close()
+	p2 := pool.New(pool.WithWorkers(2))
+	defer p2.Close()
+	blocks := func(p *pool.Pool, sum func(w *pool.Worker, n *treeNode) int) func() int {
+		return func() int {
 			var got int
-			taskblock.Define(p, func(blk *taskblock.Block) { got = sumBlockCut(blk.Worker(), tree, depth, cut) })
-			check(b, got)
+			taskblock.Define(p, func(blk *taskblock.Block) { got = sum(blk.Worker(), tree) })
+			return got
 		}
-	})
+	}
+	left := func(w *pool.Worker, n *treeNode) int { return sumBlockLeft(w, n, depth, 15) }
+	// sumBlockCut's depth < cut is height <= cut - 1: cut 11 is the old
+	// example's blocks above height 10.
+	twoRuns := func(w *pool.Worker, n *treeNode) int { return sumBlockCut(w, n, depth, 11) }
+	versions := []struct {
+		name string
+		walk func() int
+		t    time.Duration
+	}{
+		{"seq", func() int { return sumSeq(tree) }, 0},
+		{"left-cut15-1w", blocks(p1, left), 0},
+		{"left-cut15-2w", blocks(p2, left), 0},
+		{"two-runs-cut10-1w", blocks(p1, twoRuns), 0},
+		{"two-runs-cut10-2w", blocks(p2, twoRuns), 0},
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range versions {
+			v := &versions[j]
+			b.StopTimer()
+			sumSeq(tree)
+			b.StartTimer()
+			t0 := time.Now()
+			got := v.walk()
+			v.t += time.Since(t0)
+			if got != want {
+				b.Fatalf("%s: sum = %d, want %d", v.name, got, want)
+			}
+		}
+	}
+	for _, v := range versions {
+		b.ReportMetric(float64(v.t.Nanoseconds())/float64(b.N), v.name+"-ns/op")
+	}
+	for _, v := range versions[1:] {
+		b.ReportMetric(float64(versions[0].t)/float64(v.t), "seq/"+v.name)
+	}
 }
 
 // The fork's cost in code shaped as users write it (issue 32): the sum of

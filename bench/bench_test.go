@@ -115,7 +115,12 @@ func BenchmarkSortByKey4M(b *testing.B) {
 // to the operating system, so that memory the sort allocates is faulted
 // in afresh, and zeroed by the kernel, when it is first touched.
 // faults/op (on Unix) shows it: a sort that allocates B bytes takes about
-// B/4096 more faults (4 KiB pages) than it does warm. The slow sequential
+// B/4096 more faults (4 KiB pages) than it does warm. On Linux fj's
+// SortByKey keeps the scratch of these records outside the Go heap, for
+// a minute after the collector drops it (parallel/sort_key_scratch.go,
+// A1-A3), so here it measures a program that sorted within the last
+// minute, whatever it collected since; only its first iteration, and a
+// process's first call, fault the scratch in. The slow sequential
 // baseline is left out; BenchmarkSortByKey4M has it.
 func BenchmarkSortByKey4MCold(b *testing.B) {
 	orig, want := recordInput(b)

@@ -21,7 +21,7 @@ var run = map[string]struct {
 	"fib":        {[]string{"-n", "16"}, []string{"fib(16) = 987", "fj forkjoin.Join"}},
 	"nqueens":    {[]string{"-n", "8"}, []string{"8-queens: 92 solutions"}},
 	"quicksort":  {[]string{"-n", "100000"}, []string{"parallel.Sort", "speedup over slices.Sort"}},
-	"treewalk":   {[]string{"-depth", "12", "-cut", "4"}, []string{"sum 8178", "blocks vs goroutines"}},
+	"treewalk":   {[]string{"-depth", "12", "-cut", "4", "-runs", "3"}, []string{"sum 8178", "blocks vs goroutines", "x sequential"}},
 	"mandelbrot": {[]string{"-size", "64", "-iter", "50"}, []string{"64x64", "wrote"}},
 	"showcase":   {[]string{"-small"}, []string{"fib", "Mandelbrot", "tree walk", "speedup", "machine check:", "machine check after the runs:", "from the algorithm"}},
 }

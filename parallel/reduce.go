@@ -50,9 +50,13 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 		panic("parallel: Reduce with a nil combine function")
 	}
 	w := enter(r)
-	if w != nil && len(opts) == 0 && hi > lo && span(lo, hi) <= minStep && !shouldSplit(w, false) {
-		// Small, on a worker that should not split for an idle one: the loop
-		// would run one step, chunk on the whole range. Call it here.
+	if w != nil && len(opts) == 0 && hi > lo && (willNotSplit(w) || span(lo, hi) <= minStep && !shouldSplit(w, false)) {
+		// The loop would run one step, chunk on the whole range: nested in
+		// a step of an enclosing loop that has steps left, or on a pool of
+		// one worker (the nested Reduce of a row, called once per row:
+		// the loop's setup, its second deferred call and its mark cost
+		// about 10% of a 500-element row), or small, on a worker that
+		// should not split for an idle one. Call it here.
 		var v T
 		sched.RunHere(func() { v = chunk(w, lo, hi) })
 		return v

@@ -288,6 +288,10 @@ func (l *loop[T, I]) share() *loop[T, I] {
 	return l.shared
 }
 
+// willNotSplit is Worker.WillNotSplit for w: a loop that starts on w now
+// runs its range in one step.
+func willNotSplit(w *pool.Worker) bool { return sched.From[sched.Worker](w).WillNotSplit() }
+
 // shouldSplit reports whether a loop on w should split for an idle worker
 // (see sched.Worker.ShouldSplit).
 func shouldSplit(w *pool.Worker, more bool) bool {

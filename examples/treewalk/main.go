@@ -1,15 +1,24 @@
 // Command treewalk sums the values of a binary tree in parallel with task
 // blocks, the example of C++'s define_task_block proposal (N4411): each node
-// opens a block, runs its two subtrees as tasks, and the block ends only
-// when both are done, so reading their results after it is safe.
+// opens a block, runs one subtree as a task and walks the other itself, and
+// the block ends only when both are done, so reading their results after it
+// is safe.
 //
-//	go run ./examples/treewalk [-depth 20] [-cut 10] [-workers N]
+//	go run ./examples/treewalk [-depth 20] [-cut 15] [-workers N] [-runs 7]
+//
+// A walk of a tree this size is bound by memory, not by arithmetic, so
+// its time depends on what the caches and the heap hold when it starts:
+// every timed walk below starts from the same state (a collection, then
+// an untimed sequential walk), the versions are interleaved, and each
+// time shown is the median of -runs walks.
 package main
 
 import (
 	"flag"
 	"fmt"
+	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,14 +47,30 @@ func sumSeq(n *node) int {
 
 // sum is the N4411 traversal. Below cut levels from the leaves it stops
 // opening blocks: a subtree that small is summed faster than a task starts.
+// Here a block costs more than its own tens of nanoseconds: the walk of
+// the subtree after it runs slower, about 2 µs more for subtrees of 255
+// nodes and 8 µs for 4,095 or more (measured on one worker inside one
+// task, so no wake-up counts; the cause is not known). On one worker the
+// walk with blocks above height 10 (1,023 of them) took 1.7 times the
+// sequential walk, above 12 (255) 1.3 times, above 14 (63) 1.07 times,
+// above 16 (15) 1.01 times. So by default the blocks stop where about 16
+// subtrees per worker are left (above height 15 on 2 workers).
+//
+// The body walks the left subtree itself and runs only the right one as a
+// task (N4411 lets a body work; Cilk's spawn-one, call-one). With two
+// b.Run calls the worker would take back the last one first, walking the
+// right subtree before the left: the nodes were allocated left first, and
+// on one worker that reversed order alone made the walk about 1.3× slower
+// than sumSeq over the same memory. This way a worker visits nodes in
+// sumSeq's order, and a thief takes the other half whole.
 func sum(w *pool.Worker, n *node, height, cut int) int {
 	if height <= cut {
 		return sumSeq(n)
 	}
 	var left, right int
 	taskblock.Define(w, func(b *taskblock.Block) {
-		b.Run(func(w *pool.Worker) { left = sum(w, n.left, height-1, cut) })
 		b.Run(func(w *pool.Worker) { right = sum(w, n.right, height-1, cut) })
+		left = sum(b.Worker(), n.left, height-1, cut)
 	})
 	return n.value + left + right
 }
@@ -66,33 +91,81 @@ func sumGo(n *node) int {
 
 func main() {
 	depth := flag.Int("depth", 20, "tree depth (2^depth - 1 nodes)")
-	cut := flag.Int("cut", 10, "subtrees this high or lower are summed sequentially (0: a block per node)")
+	cut := flag.Int("cut", -1, "subtrees this high or lower are summed sequentially (0: a block per node; -1: about 16 subtrees per worker)")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
+	runs := flag.Int("runs", 7, "timed walks per version; each time shown is their median")
 	flag.Parse()
 
+	if *cut < 0 {
+		// The largest pieces that still leave about 16 per worker, so
+		// that they balance: the fewer the blocks, the faster the walk
+		// (see sum).
+		*cut = max(0, *depth-4-bits.Len(uint(max(*workers, 1)-1)))
+	}
 	tree := build(*depth)
+	want := sumSeq(tree)
 	p := pool.New(pool.WithWorkers(*workers))
 	defer p.Close()
+	p1 := pool.New(pool.WithWorkers(1))
+	defer p1.Close()
 
-	run := func(name string, f func() int) time.Duration {
+	blocks := func(p *pool.Pool, cut int) func() int {
+		return func() int {
+			var got int
+			taskblock.Define(p, func(b *taskblock.Block) { got = sum(b.Worker(), tree, *depth, cut) })
+			return got
+		}
+	}
+	// timed walks the tree once with f, from the state every walk starts
+	// from: without the collection and the warm-up walk, a version run
+	// after one that allocates (the goroutine per node leaves a garbage
+	// heap behind) or that left the tree's other end in the cache is
+	// measured against a sequential walk that was not.
+	timed := func(f func() int) time.Duration {
+		runtime.GC()
+		sumSeq(tree)
 		start := time.Now()
 		got := f()
 		d := time.Since(start)
-		fmt.Printf("%-36s sum %d in %v\n", name, got, d.Round(time.Microsecond))
+		if got != want {
+			panic(fmt.Sprintf("sum %d, want %d", got, want))
+		}
 		return d
 	}
-	fmt.Printf("tree of depth %d (%d nodes), %d workers\n", *depth, 1<<*depth-1, p.Workers())
-	seq := run("sequential", func() int { return sumSeq(tree) })
-	gor := run("goroutine per node", func() int { return sumGo(tree) })
-	var got int
-	blk := run("task block per node", func() int {
-		taskblock.Define(p, func(b *taskblock.Block) { got = sum(b.Worker(), tree, *depth, 0) })
-		return got
-	})
-	cutT := run(fmt.Sprintf("task blocks above height %d", *cut), func() int {
-		taskblock.Define(p, func(b *taskblock.Block) { got = sum(b.Worker(), tree, *depth, *cut) })
-		return got
-	})
-	fmt.Printf("blocks vs goroutines: %.1fx faster; with the cut-off vs sequential: %.2fx\n",
-		gor.Seconds()/blk.Seconds(), seq.Seconds()/cutT.Seconds())
+	type version struct {
+		name string
+		f    func() int
+		ds   []time.Duration
+	}
+	vs := []*version{
+		{name: "sequential", f: func() int { return sumSeq(tree) }},
+		{name: fmt.Sprintf("task blocks above height %d, 1 worker", *cut), f: blocks(p1, *cut)},
+		{name: fmt.Sprintf("task blocks above height %d, %d workers", *cut, p.Workers()), f: blocks(p, *cut)},
+	}
+	for range max(*runs, 1) {
+		for _, v := range vs {
+			v.ds = append(v.ds, timed(v.f))
+		}
+	}
+	median := func(ds []time.Duration) time.Duration {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	fmt.Printf("tree of depth %d (%d nodes), sum %d, %d workers, median of %d walks\n",
+		*depth, 1<<*depth-1, want, p.Workers(), len(vs[0].ds))
+	seq := median(vs[0].ds)
+	for _, v := range vs {
+		m := median(v.ds)
+		fmt.Printf("%-40s %10v  %.2fx sequential\n", v.name, m.Round(time.Microsecond), seq.Seconds()/m.Seconds())
+	}
+
+	// A block or a goroutine per node: what a task costs when nothing
+	// amortises it (one walk each; the goroutines' walk comes last, as it
+	// leaves the most garbage behind).
+	blk := timed(blocks(p, 0))
+	gor := timed(func() int { return sumGo(tree) })
+	fmt.Printf("%-40s %10v\n%-40s %10v\nblocks vs goroutines: %.1fx faster\n",
+		"task block per node", blk.Round(time.Microsecond),
+		"goroutine per node", gor.Round(time.Microsecond), gor.Seconds()/blk.Seconds())
 }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package parallel
+
+// mapArena returns nil: scratch memory comes from the Go heap here.
+func mapArena(n int) []byte { return nil }
+
+func unmapArena(b []byte) {}

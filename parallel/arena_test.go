@@ -1,0 +1,181 @@
+package parallel
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/pool"
+)
+
+// takeIdleArena removes a from the idle arenas and reports whether it
+// was there.
+func takeIdleArena(a *arena) bool {
+	arenas.mu.Lock()
+	defer arenas.mu.Unlock()
+	i := slices.Index(arenas.idle, a)
+	if i >= 0 {
+		arenas.idle = slices.Delete(arenas.idle, i, i+1)
+	}
+	return i >= 0
+}
+
+// A scratch of elements without pointers, 1 MiB or more, lies in an
+// arena (A1); dropped, the arena goes idle and the next scratch that
+// finds no cached one takes it (A2); idle too long, it is unmapped (A3).
+func TestScratchArena(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	type rec struct{ _, _, _, _ int64 }
+	n := arenaMin / 16 // 48 bytes an element with its keys: 3 MiB
+	sc := takeScratch[rec](n)
+	if sc.arena == nil {
+		t.Fatalf("a scratch of %d 32-byte elements is on the heap, want an arena", n)
+	}
+	if !sc.fresh || len(sc.buf) != n || len(sc.keys) != 2*n {
+		t.Fatalf("fresh %v, %d elements, %d keys; want a fresh scratch of %d and %d", sc.fresh, len(sc.buf), len(sc.keys), n, 2*n)
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(sc.arena.mem)))
+	end := start + uintptr(len(sc.arena.mem))
+	for _, p := range []uintptr{
+		uintptr(unsafe.Pointer(&sc.keys[0])), uintptr(unsafe.Pointer(&sc.keys[2*n-1])) + 8,
+		uintptr(unsafe.Pointer(&sc.buf[0])), uintptr(unsafe.Pointer(&sc.buf[n-1])) + unsafe.Sizeof(rec{}),
+	} {
+		if p < start || p > end {
+			t.Fatalf("the scratch reaches %#x, outside its arena [%#x, %#x)", p, start, end)
+		}
+	}
+	if uintptr(unsafe.Pointer(&sc.keys[2*n-1]))+8 > uintptr(unsafe.Pointer(&sc.buf[0])) {
+		t.Fatal("the keys and buf overlap")
+	}
+	a := sc.arena
+	sc.keys[0], sc.buf[n-1] = 1, rec{}
+
+	// What the finalizer does once nothing holds sc (A2).
+	runtime.SetFinalizer(sc, nil)
+	dropArena(a)
+	if !takeIdleArena(a) {
+		t.Fatal("a dropped arena is not idle")
+	}
+	dropArena(a)
+	got, fresh := takeArena(len(a.mem) / 2)
+	if got != a || fresh {
+		t.Fatalf("took arena %p (fresh %v), want the idle one %p, not fresh", got, fresh, a)
+	}
+	dropArena(a)
+
+	// A3: unmapped once idle for arenaTTL.
+	if _, left := sweepArenas(time.Now().Add(arenaTTL / 2)); !left || !takeIdleArena(a) {
+		t.Fatal("an arena idle for half of arenaTTL is gone")
+	}
+	dropArena(a)
+	sweepArenas(time.Now().Add(2 * arenaTTL))
+	if takeIdleArena(a) {
+		t.Fatal("an arena idle for longer than arenaTTL is still kept")
+	}
+}
+
+// A3: at most arenaKeep arenas stay idle, the shortest is unmapped.
+func TestScratchArenaKeepsFew(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	// Start from no idle arena, so that the shortest is one of ours.
+	arenas.mu.Lock()
+	others := arenas.idle
+	arenas.idle = nil
+	arenas.mu.Unlock()
+	for _, a := range others {
+		unmapArena(a.mem)
+	}
+	var mine []*arena
+	for i := range arenaKeep + 1 {
+		// Shorter than any scratch's arena (arenaMin or more): the
+		// shortest idle one is ours even if a finalizer adds another.
+		a := &arena{mem: mapArena(arenaMin - 4096 + i*4096)}
+		if a.mem == nil {
+			t.Fatal("no arena mapped")
+		}
+		mine = append(mine, a)
+	}
+	for _, a := range mine {
+		dropArena(a)
+	}
+	defer func() {
+		for _, a := range mine {
+			if takeIdleArena(a) {
+				unmapArena(a.mem)
+			}
+		}
+	}()
+	arenas.mu.Lock()
+	idle := len(arenas.idle)
+	shortest := slices.Contains(arenas.idle, mine[0])
+	arenas.mu.Unlock()
+	if idle > arenaKeep || shortest {
+		t.Fatalf("%d arenas idle (the shortest among them: %v), want at most %d without the shortest", idle, shortest, arenaKeep)
+	}
+}
+
+// A sort whose scratch lies in an arena sorts, stably, also when the
+// arena comes back idle from an earlier call whose scratch the
+// collections dropped.
+func TestSortByKeyInArena(t *testing.T) {
+	fjtest.Deadline(t, time.Minute)
+	type rec struct {
+		Key  int64
+		I    int64
+		_, _ int64
+	}
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 1 << 17
+	for round := range 3 {
+		s := make([]rec, n)
+		for i := range s {
+			s[i] = rec{Key: rng.Int64N(1 << 20), I: int64(i)}
+		}
+		want := slices.Clone(s)
+		slices.SortStableFunc(want, func(a, b rec) int { return cmp.Compare(a.Key, b.Key) })
+		SortByKey(p, s, func(r rec) int64 { return r.Key })
+		if !slices.Equal(s, want) {
+			t.Fatalf("round %d: SortByKey differs from slices.SortStableFunc", round)
+		}
+		for range 3 {
+			runtime.GC() // drops the cached scratch: the next round may take its arena
+		}
+	}
+}
+
+// A2: the cache's second collection hands an arena scratch's arena to
+// the idle list at once, without waiting for the scratch's finalizer.
+func TestScratchArenaIdleAtDrop(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	type rec struct{ _, _, _, _ int64 }
+	c := &scratchCache[rec]{}
+	sc := &keyScratch[rec]{cache: c}
+	a := &arena{mem: mapArena(arenaMin)}
+	if a.mem == nil {
+		t.Fatal("no arena mapped")
+	}
+	sc.arena = a
+	sc.release()
+	c.sweep()
+	if takeIdleArena(a) {
+		t.Fatal("an arena went idle after one collection, while its scratch was cached")
+	}
+	c.sweep()
+	if !takeIdleArena(a) {
+		t.Fatal("after two collections the arena of the scratch the cache dropped is not idle")
+	}
+	unmapArena(a.mem)
+}
