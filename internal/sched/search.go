@@ -250,7 +250,9 @@ func (w *Worker) stealPrivate() *task {
 	if !any {
 		return nil
 	}
+	w.barriers.Add(1) // odd: in the barrier's system call, for the stall watch
 	wsdeque.Barrier() // D8, H1
+	w.barriers.Add(1)
 	start := int(w.random() % uint64(n))
 	for i := 0; i < n; i++ {
 		v := start + i

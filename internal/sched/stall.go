@@ -377,11 +377,14 @@ func (p *Pool) lookHolder(l *gLayout, w *Worker, mark, g int64) (gState, bool) {
 	if g == 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
 		return gState{}, false
 	}
+	b := w.barriers.Load()
 	st, ok := l.look(w.holderG.Load(), g)
 	// The holder again, after the look: a carrier that handed w over
 	// meanwhile (parked in a join, entered a section) waits in fj's
-	// code, not the program's.
-	if !ok || w.holder.Load() != g || w.sleepState.Load() != awake {
+	// code, not the program's; one searching between tasks (its task
+	// parked) may have been in the heavy barrier's system call (odd
+	// barriers, or a barrier since the first load).
+	if !ok || w.holder.Load() != g || w.sleepState.Load() != awake || b&1 != 0 || w.barriers.Load() != b {
 		return gState{}, false
 	}
 	return st, true

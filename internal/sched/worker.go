@@ -95,6 +95,11 @@ type Worker struct {
 	tops       []int64           // owner only: stealPrivate's tops of the victims (D8)
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
+	// barriers counts, twice per call, the heavy barriers of private
+	// steals the holder runs (search.go, M2): odd while it is in one, a
+	// system call made between tasks, which the stall watch must not take
+	// for a task blocked in one (stall.md, L3). Written by the holder.
+	barriers atomic.Uint32
 	hmu        sync.Mutex        // protects the carriers fields
 	carriers
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
