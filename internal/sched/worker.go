@@ -93,6 +93,10 @@ type Worker struct {
 	spill      []*task           // owner only: overflow's batch, max(1, cap/2) long
 	pull       []*task           // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
 	tops       []int64           // owner only: stealPrivate's tops of the victims (D8)
+	// stealExec and stealLeaves are the executed count right after w's
+	// last steal and how many tasks it took: M1 takes a batch only when
+	// those ran as leaves (stealFrom). Owner only.
+	stealExec, stealLeaves uint64
 	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
 	nResumable atomic.Int32      // len(resumable), readable without hmu
 	// barriers counts, twice per call, the heavy barriers of private
@@ -112,7 +116,7 @@ type Worker struct {
 	holderG atomic.Pointer[gHandle]
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [96]byte
+	_ [80]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare returns the
