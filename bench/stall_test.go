@@ -68,6 +68,9 @@ func pausesOver(before, after *metrics.Float64Histogram, d time.Duration) (n uin
 	return n, longest
 }
 
+// stallSink keeps the CPU-bound tasks' results alive.
+var stallSink atomic.Uint64
+
 func fibJoinArgs(w *pool.Worker, n int) int {
 	if n < 2 {
 		return n
@@ -246,7 +249,10 @@ func BenchmarkStallSpareRetire(b *testing.B) {
 		go p.Run(func(*pool.Worker) { ch <- 1 })
 		for range 2000 { // work the spare would go on taking
 			wg.Add(1)
-			go func() { defer wg.Done(); p.Run(func(*pool.Worker) { cpuWork(spinsFor(20 * time.Microsecond)) }) }()
+			go func() {
+				defer wg.Done()
+				p.Run(func(*pool.Worker) { stallSink.Add(cpuWork(spinsFor(20 * time.Microsecond))) })
+			}()
 		}
 		<-done
 		wg.Wait()
@@ -333,7 +339,7 @@ func BenchmarkStallNotOnCPU(b *testing.B) {
 			var wg sync.WaitGroup
 			for range 4 { // two run, two wait queued behind them
 				wg.Add(1)
-				go func() { defer wg.Done(); p.Run(func(*pool.Worker) { cpuWork(spins) }) }()
+				go func() { defer wg.Done(); p.Run(func(*pool.Worker) { stallSink.Add(cpuWork(spins)) }) }()
 			}
 			wg.Wait()
 			fn := 40 // about as long as d on 2 workers of the development machine

@@ -205,7 +205,8 @@ func findLayout() (l gLayout) {
 		}
 		cmu.Unlock()
 	})
-	spawn("sync.Mutex.Lock", func() { mu.Lock(); mu.Unlock() })
+	passed := 0 // under mu: the waiter's critical section
+	spawn("sync.Mutex.Lock", func() { mu.Lock(); passed++; mu.Unlock() })
 	var helpers []helper
 	for range 6 {
 		helpers = append(helpers, <-hs)

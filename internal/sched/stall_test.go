@@ -796,9 +796,10 @@ func TestStallMutexAcrossJoin(t *testing.T) {
 	var r reports
 	p := stallPool(2, &r)
 	var mu sync.Mutex
+	shared := 0 // under mu
 	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
 		mu.Lock()
-		younger := forkjoin.Fork(w, func(*pool.Worker) int { mu.Lock(); mu.Unlock(); return 1 })
+		younger := forkjoin.Fork(w, func(*pool.Worker) int { mu.Lock(); shared++; mu.Unlock(); return 1 })
 		stolen := make(chan struct{})
 		other := forkjoin.Fork(w, func(*pool.Worker) int { close(stolen); return 1 })
 		<-stolen
