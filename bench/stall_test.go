@@ -68,6 +68,9 @@ func pausesOver(before, after *metrics.Float64Histogram, d time.Duration) (n uin
 	return n, longest
 }
 
+// stallSink keeps the CPU-bound tasks' results alive.
+var stallSink atomic.Uint64
+
 func fibJoinArgs(w *pool.Worker, n int) int {
 	if n < 2 {
 		return n

@@ -39,6 +39,12 @@ type PerWorker[T any] struct {
 	pool  *pool.Pool
 	init  func() T
 	slots []perWorkerSlot[T]
+	// spares holds a slot per spare slot of the pool, made on the spare's
+	// first Get: a pool may run 64 spares per worker, and most never
+	// run. Only the spare's holder writes its entry, and the hand-overs
+	// of its holders order their writes and reads, as for a slot's
+	// fields.
+	spares []*perWorkerSlot[T]
 }
 
 // perWorkerSlot pads every value by two cache lines on each side (the
@@ -70,8 +76,9 @@ func NewPerWorker[T any](r pool.Runner, init func() T) *PerWorker[T] {
 	// A slot per worker and per spare (sched.Worker.Slot): a spare
 	// reports the ID of the worker it stands in for, but must not share
 	// its value.
+	n := p.Workers()
 	slots := sched.From[sched.Pool](p).Slots()
-	return &PerWorker[T]{pool: p, init: init, slots: make([]perWorkerSlot[T], slots)}
+	return &PerWorker[T]{pool: p, init: init, slots: make([]perWorkerSlot[T], n), spares: make([]*perWorkerSlot[T], slots-n)}
 }
 
 // Get returns the value of worker w, creating it on w's first call. Only
@@ -89,11 +96,25 @@ func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	}
 	sw := sched.From[sched.Worker](w)
 	sw.Check("parallel.PerWorker.Get")
-	s := &pw.slots[sw.Slot()]
+	s := pw.slot(sw.Slot())
 	if !s.set {
 		pw.make(w, s)
 	}
 	return &s.v
+}
+
+// slot returns the slot at index i (sched.Worker.Slot), making a spare's
+// on its first use.
+func (pw *PerWorker[T]) slot(i int) *perWorkerSlot[T] {
+	if i < len(pw.slots) {
+		return &pw.slots[i]
+	}
+	s := pw.spares[i-len(pw.slots)]
+	if s == nil {
+		s = new(perWorkerSlot[T])
+		pw.spares[i-len(pw.slots)] = s
+	}
+	return s
 }
 
 // make runs init for s, w's slot, unless it is running already: then it
@@ -128,7 +149,12 @@ func (pw *PerWorker[T]) All() iter.Seq2[int, *T] {
 	return func(yield func(int, *T) bool) {
 		n := pw.pool.Workers()
 		for i := range pw.slots {
-			if s := &pw.slots[i]; s.set && !yield(i%n, &s.v) {
+			if s := &pw.slots[i]; s.set && !yield(i, &s.v) {
+				return
+			}
+		}
+		for k, s := range pw.spares {
+			if s != nil && s.set && !yield(k%n, &s.v) {
 				return
 			}
 		}

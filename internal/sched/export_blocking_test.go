@@ -16,3 +16,8 @@ func StallWatch(p *Pool) (armed bool, starts, ticks, dumps int64) {
 // depend on the publication policy (job.go, E1). Only w's holder may
 // call it.
 func (w *Worker) Published() int { return w.dq.Stealer().Len() }
+
+// StallLookExact reports whether the monitor reads the holders' states
+// from the runtime (stall.md, L1), rather than falling back to dumps,
+// which see a stall only when every worker is stuck a whole threshold.
+func StallLookExact() bool { return gLook().ok }

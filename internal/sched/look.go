@@ -17,15 +17,15 @@ import (
 // puts in known states (L1), and every look validates what it read (L3).
 // Where that fails, the monitor falls back to runtime.Stack (stall.go).
 
-// The runtime's goroutine states, which every Go release since 1.0 has
-// kept: a status word reads one of them, with gScanBit set while the
+// The runtime's goroutine states that L3 tells apart, which every Go
+// release since 1.0 has kept (runnable is 1, preempted 9: neither is
+// blocked): a status word reads one of them, with gScanBit set while the
 // garbage collector scans the goroutine's stack.
 const (
-	gRunnable = 1
-	gRunning  = 2
-	gSyscall  = 3
-	gWaiting  = 4
-	gScanBit  = 0x1000
+	gRunning = 2
+	gSyscall = 3
+	gWaiting = 4
+	gScanBit = 0x1000
 )
 
 // gSpan bounds the offsets L1 searches: the fields fj reads sit in the
@@ -205,8 +205,8 @@ func findLayout() (l gLayout) {
 		}
 		cmu.Unlock()
 	})
-	//lint:ignore SA2001 the goroutine is to wait in Lock: that wait is what the start-up check looks at
-	spawn("sync.Mutex.Lock", func() { mu.Lock(); mu.Unlock() })
+	passed := 0 // under mu: the waiter's critical section
+	spawn("sync.Mutex.Lock", func() { mu.Lock(); passed++; mu.Unlock() })
 	var helpers []helper
 	for range 6 {
 		helpers = append(helpers, <-hs)

@@ -34,9 +34,9 @@ func TestLookLayout(t *testing.T) {
 	mu.Lock()
 	ch := make(chan int)
 	got := make(chan parked)
+	passed := 0 // under mu
 	for i, want := range []string{"chan receive", "sync.Mutex.Lock"} {
-		//lint:ignore SA2001 the goroutine is to wait in Lock: that wait is what the look must see
-		park := []func(){func() { <-ch }, func() { mu.Lock(); mu.Unlock() }}[i]
+		park := []func(){func() { <-ch }, func() { mu.Lock(); passed++; mu.Unlock() }}[i]
 		exited := make(chan struct{})
 		go func() { defer close(exited); got <- parked{getg(), goid()}; park() }()
 		h := <-got

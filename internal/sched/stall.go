@@ -29,9 +29,10 @@ import (
 const DefaultStallThreshold = 50 * time.Millisecond
 
 // lookEvery is the monitor's tick while it is armed (W3, W4), and
-// lookSoon its tick while a holder has been seen blocked with work
-// waiting: a block is confirmed by a second look (L4), and a chain of
-// spares that all block (X1) grows by one per confirmation.
+// lookSoon its tick after a look that found a holder blocked for the
+// first time with work waiting, or started a spare: a block is confirmed
+// by a second look (L4), and a chain of spares that all block (X1) grows
+// by one per confirmation.
 const (
 	lookEvery = time.Millisecond
 	lookSoon  = 250 * time.Microsecond
@@ -111,9 +112,11 @@ type stallWatch struct {
 	started atomic.Uint64
 	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
 	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
-	// reported is set once the report is delivered (W5). Atomic: a
-	// monitor that has disarmed delivers its report in its deferred
-	// exit, which may overlap the next monitor's first ticks.
+	// reported is set by the one delivery of W5. A monitor that has
+	// disarmed delivers its report on its way out, while the next one
+	// may have started: the CAS, sequentially consistent, lets one of
+	// them deliver, and a stale false only makes the other collect a
+	// report it will not deliver.
 	reported atomic.Bool
 	// handlerG is the monitor goroutine's id while it calls the handler
 	// (W5), so that Close from the handler, which would wait for
@@ -339,8 +342,8 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 		if own+mine == 0 && pub == 0 {
 			continue // blocked, but nothing waits for it
 		}
-		soon = true
-		if s.looks < 2 { // L4
+		if s.looks < 2 { // L4: the second look soon
+			soon = true
 			continue
 		}
 		// W4: blocked, with work waiting. W5 first, so that the dump
@@ -358,6 +361,7 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 					s.private = true
 				}
 				p.startStandIn(v, h)
+				soon = true // the spare may block too (a chain)
 			} else {
 				p.stall.spares[v.standIn[h]-len(p.workers)].Load().signal()
 			}
@@ -616,8 +620,12 @@ func (p *Pool) noteBlock(v *stallView, h int, w *Worker, s *stallSeen, now time.
 		}
 	}
 	if len(v.rep.tasks) < maxReportTasks {
+		st := v.rep.stacks[s.g]
+		if s.reason == "" { // L1 found no reason byte: the dump's header says it
+			s.reason = headerState(st)
+		}
 		v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: w.id, Spare: w.asSpare != nil, Goroutine: s.g,
-			State: s.reason, Blocked: now.Sub(s.blockedSince), Stack: v.rep.stacks[s.g]})
+			State: s.reason, Blocked: now.Sub(s.blockedSince), Stack: st})
 		v.rep.since = append(v.rep.since, s.blockedSince)
 	}
 }
@@ -628,8 +636,8 @@ const maxReportTasks = 8
 // deliverReport is W5's delivery: the handler, once per pool.
 func (p *Pool) deliverReport(v *stallView) {
 	m := &p.stall
-	// The CAS makes it once per pool even when two monitors overlap.
 	if v.rep == nil || !m.reported.CompareAndSwap(false, true) {
+		v.rep = nil
 		return
 	}
 	rep := v.rep
@@ -738,11 +746,16 @@ func (p *Pool) stallTickStack(v *stallView, now time.Time, queued, resumable int
 			}
 		}
 	}
+	if !v.seen[0].counted {
+		v.seen[0].counted = true
+		m.stalls.Add(1)
+	}
 	if !m.reported.Load() {
 		v.rep = &pendingReport{first: now, stacks: stacks, started: before}
 		for i := range n {
 			g := v.seen[i].g
-			v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: i, Goroutine: g, Blocked: now.Sub(v.seen[i].since), Stack: stacks[g]})
+			v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: i, Goroutine: g, State: headerState(stacks[g]),
+				Blocked: now.Sub(v.seen[i].since), Stack: stacks[g]})
 		}
 		p.deliverReport(v)
 	}
@@ -782,19 +795,25 @@ func stackGoroutine(g []byte) (int64, bool) {
 	return id, err == nil
 }
 
+// headerState returns the state in the header of a goroutine's stack
+// ("chan receive" in "goroutine 7 [chan receive, 2 minutes]:"), or "".
+func headerState(stack string) string {
+	i := strings.IndexByte(stack, '[')
+	j := strings.IndexAny(stack, ",]")
+	if i < 0 || j < i {
+		return ""
+	}
+	return stack[i+1 : j]
+}
+
 // blockedState reports whether the goroutine whose stack starts with
 // header is blocked: its state (the bracket in "goroutine 7 [chan send,
 // 2 minutes]:") is none of those of a goroutine that runs, or is about
 // to. A system call counts as blocked: that is where a task reading a
 // file or a socket sits.
 func blockedState(header string) bool {
-	i := strings.IndexByte(header, '[')
-	j := strings.IndexAny(header, ",]")
-	if i < 0 || j < i {
-		return false
-	}
-	switch header[i+1 : j] {
-	case "running", "runnable", "preempted", "GC assist wait", "GC assist marking", "copystack":
+	switch headerState(header) {
+	case "", "running", "runnable", "preempted", "GC assist wait", "GC assist marking", "copystack":
 		return false
 	}
 	return true

@@ -89,22 +89,22 @@ type Worker struct {
 	_          [cacheLine - 4]byte
 
 	// Touched rarely, by other goroutines too.
-	pub        publishedCounters // written by the owner, read by Stats
-	spill      []*task           // owner only: overflow's batch, max(1, cap/2) long
-	pull       []*task           // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
-	tops       []int64           // owner only: stealPrivate's tops of the victims (D8)
+	pub   publishedCounters // written by the owner, read by Stats
+	spill []*task           // owner only: overflow's batch, max(1, cap/2) long
+	pull  []*task           // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
+	tops  []int64           // owner only: stealPrivate's tops of the victims (D8)
 	// stealExec and stealLeaves are the executed count right after w's
 	// last steal and how many tasks it took: M1 takes a batch only when
 	// those ran as leaves (stealFrom). Owner only.
 	stealExec, stealLeaves uint64
-	parked     atomic.Int64      // tasks of w parked now (Stats gauge), written by the holder
-	nResumable atomic.Int32      // len(resumable), readable without hmu
+	parked                 atomic.Int64 // tasks of w parked now (Stats gauge), written by the holder
+	nResumable             atomic.Int32 // len(resumable), readable without hmu
 	// barriers counts, twice per call, the heavy barriers of private
 	// steals the holder runs (search.go, M2): odd while it is in one, a
 	// system call made between tasks, which the stall watch must not take
 	// for a task blocked in one (stall.md, L3). Written by the holder.
 	barriers atomic.Uint32
-	hmu        sync.Mutex        // protects the carriers fields
+	hmu      sync.Mutex // protects the carriers fields
 	carriers
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
