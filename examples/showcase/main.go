@@ -311,11 +311,12 @@ const busyRatio = 1.25
 func (m machine) busy() bool { return m.ratio > busyRatio }
 
 func (m machine) String() string {
-	state := "the cores are free"
+	state := "free"
 	if m.busy() {
 		state = "BUSY"
 	}
-	return fmt.Sprintf("%d goroutines spinning at once took %.2fx as long as one: about %.1f of %d cores free (%s)",
+	// At most 100 columns with the line's indent, whatever the figures.
+	return fmt.Sprintf("%d goroutines spinning together took %.2fx one's time: %.1f of %d cores free (%s)",
 		m.n, m.ratio, m.free(), m.n, state)
 }
 
