@@ -137,6 +137,10 @@ type spareState struct {
 	// sequentially consistent, so that the monitor that reads it false
 	// also sees everything the spare did before (its deque drained).
 	live atomic.Bool
+	// principal is the slot of the holder the spare stands in for,
+	// written by X1 before the go statement that starts the spare's
+	// carrier, which orders it before the spare's reads (X4).
+	principal int
 }
 
 // initStalls sets up p's stall watch from cfg.
@@ -477,6 +481,7 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 			continue
 		}
 		s.asSpare.retire.Store(false)
+		s.asSpare.principal = h
 		s.asSpare.live.Store(true)
 		m.live.Add(1)
 		m.started.Add(1)
@@ -529,11 +534,15 @@ func (w *Worker) spareHold(c *carrier) {
 			}
 			continue
 		}
-		idle := w.inProgress.Load()&runningMask == 0 && w.dq.Count() == 0
-		if idle && w.asSpare.retire.Load() {
-			w.exitSpare(c)
-			return
+		free := w.inProgress.Load()&runningMask == 0
+		if free && (w.asSpare.retire.Load() || w.principalRuns()) {
+			w.spillSpare() // X4: its queued tasks to the injector, not run first
+			if w.dq.Count() == 0 {
+				w.exitSpare(c)
+				return
+			}
 		}
+		idle := free && w.dq.Count() == 0
 		if t := w.spareFind(); t != nil {
 			w.runTask(t)
 			continue
@@ -556,6 +565,53 @@ func (w *Worker) spareHold(c *carrier) {
 		<-w.wake
 		w.sleepState.Store(awake)
 	}
+}
+
+// principalRuns is X4's own look of a spare between tasks: whether the
+// holder it stands in for is no longer blocked (L3). The monitor finds
+// that too, but its tick waits for a free P, which a spare and a resumed
+// task that both compute may not leave it until the runtime preempts one
+// (10 ms); the spare's own look, at each task boundary, costs a few loads.
+func (w *Worker) principalRuns() bool {
+	l := gLook()
+	if !l.ok {
+		return false
+	}
+	p := w.pool
+	pw := p.slotWorker(w.asSpare.principal)
+	if pw == nil {
+		return true // a spare that has exited
+	}
+	st, ok := p.lookHolder(l, pw, pw.inProgress.Load(), pw.holder.Load())
+	return !ok || !st.blocked
+}
+
+// spillSpare is X4's hand-back: a retiring spare with no task in
+// progress moves the tasks left in its deque (a batch it took from the
+// injector, forks left unjoined) to the injector, where the workers take
+// them, instead of running them all before it exits. It takes them as an
+// overflow does (TakeOldest, then a Pop for the newest), by the deque's
+// exclusive exits (X3), and publishes them (P2). Only w's holder calls it.
+func (w *Worker) spillSpare() {
+	if w.dq.Count() == 0 {
+		return
+	}
+	if w.spill == nil {
+		w.spill = make([]*task, max(1, w.dq.Cap()/2))
+	}
+	for {
+		w.dq.Publish() // TakeOldest moves published tasks only
+		k := w.dq.TakeOldest(w.spill)
+		if k == 0 {
+			break
+		}
+		w.pool.inj.pushBatch(uint32(w.id), w.spill[:k])
+		clear(w.spill[:k])
+	}
+	if t := w.dq.Pop(); t != nil {
+		w.pool.inj.push(uint32(w.id), t)
+	}
+	w.pool.notify(w)
 }
 
 // spareFind is X2's order: the spare's own deque (and, periodically, the
