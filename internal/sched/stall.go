@@ -3,6 +3,7 @@ package sched
 import (
 	"bytes"
 	"context"
+	"github.com/forkjoin/fj/internal/wsdeque"
 	"math/rand/v2"
 	"runtime"
 	"runtime/pprof"
@@ -444,12 +445,22 @@ func (p *Pool) stallWork() (queued, resumable int) {
 	return queued, resumable
 }
 
-// published returns the tasks a spare could take: in the injector and in
-// the published parts of the workers' and spares' deques (X1, X3).
+// published returns the tasks a spare could take: in the injector, in the
+// published parts of the spares' deques, and in the workers' deques, their
+// private parts included where private steals exist (X1, X3).
 func (p *Pool) published() int {
 	n := int(p.inj.len())
+	private := wsdeque.PrivateSteals()
 	for _, w := range p.workers {
-		n += w.dq.Stealer().Len()
+		if private {
+			// A thief, spares included, takes a worker's private
+			// tasks too (wsdeque.md, D8; search.go, M2): they wait for
+			// any stand-in as published ones do, so a chain of spares
+			// through a barrier grows on them (X1).
+			n += w.dq.Stealer().Peek()
+		} else {
+			n += w.dq.Stealer().Len()
+		}
 	}
 	if p.stall.live.Load() != 0 {
 		for k := range p.stall.spares {
