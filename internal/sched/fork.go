@@ -48,7 +48,7 @@ func (w *Worker) spareMoved() *task {
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
 // goroutine running w's current task may call it.
-func (w *Worker) recycle(t *task) { t.free = !t.spilled }
+func (w *Worker) recycle(t *task) { t.free = !t.spilled.Load() }
 
 // refork forks again t, the recycled task that spare has just returned
 // (J4), as fork does: the common case of recursive code, where the slot
@@ -164,10 +164,10 @@ func (w *Worker) overflow(t *task) {
 	k := w.dq.TakeOldest(w.spill)
 	batch := w.spill[:k]
 	for _, x := range batch {
-		x.spilled = true
+		x.spilled.Store(true)
 	}
 	if k == 0 || !w.dq.Push(t) {
-		t.spilled = true
+		t.spilled.Store(true)
 		batch = append(batch, t) // k == 0 here: within w.spill
 	}
 	w.counts[countOverflows] += uint64(len(batch))

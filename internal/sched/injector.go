@@ -101,7 +101,7 @@ func (in *injector) popBatch(start uint32, dst []*task) int {
 			dst[0] = t
 			k = 1
 			for more := min(len(dst)-1, b.q.size/2); more > 0; more-- {
-				if b.q.peek().spilled {
+				if b.q.peek().spilled.Load() {
 					break
 				}
 				dst[k] = b.q.pop()

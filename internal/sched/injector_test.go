@@ -24,7 +24,7 @@ func TestInjectorPopBatch(t *testing.T) {
 	if n := in.len(); n != 5 {
 		t.Errorf("after popBatch: %d queued, want 5", n)
 	}
-	tasks[6].spilled = true
+	tasks[6].spilled.Store(true)
 	if k := in.popBatch(0, dst); k != 1 || dst[0] != &tasks[5] {
 		t.Errorf("popBatch before a spilled task took %d, want just the first", k)
 	}

@@ -103,9 +103,12 @@ type task struct {
 	// spilled marks a task that went to the injector because its deque
 	// was full (directly, or moved there in a batch by overflow). It is
 	// written before the injector push and read by whoever pops the task,
-	// so the injector's lock orders the two. recycle never frees a spilled task,
-	// so the flag never needs clearing.
-	spilled bool
+	// which the injector's lock orders, and by its forker's joins, which
+	// may run on another carrier, or be another worker's when a batch
+	// steal had moved the task into the deque that overflowed: atomic,
+	// for those (a plain load and store on amd64). recycle never frees a
+	// spilled task, so the flag never needs clearing.
+	spilled atomic.Bool
 	// claimed decides, for a spilled task, between its owner taking it
 	// back (J1) and whoever pops it from the injector: exactly one runs it.
 	claimed atomic.Bool
@@ -163,7 +166,7 @@ func (j *job) record(p *Panic) {
 
 // execute runs t on w, unless it is a spilled task its owner took back.
 func (w *Worker) execute(t *task) {
-	if t.spilled && !t.claimed.CompareAndSwap(false, true) {
+	if t.spilled.Load() && !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
 	w.counts[countExecuted]++

@@ -43,7 +43,7 @@ func (w *Worker) takeBackFast(t *task) bool { return w.dq.PopPrivate(t) }
 // if nobody has started it), or one that is gone. A different task at the
 // bottom is put back (J2).
 func (w *Worker) takeBackSlow(t *task) bool {
-	if t.spilled {
+	if t.spilled.Load() {
 		// It overflowed to the injector: whoever claims it runs it.
 		// Taking it back here keeps a full deque from turning every
 		// join into a park.

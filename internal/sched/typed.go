@@ -157,7 +157,7 @@ func (f *Future[W, T]) Join(w *Worker) T {
 // and its result, reachable after its joiner has dropped it. Only the
 // goroutine holding f's owner may call it.
 func (f *Future[W, T]) forget(w *Worker) {
-	if !f.spilled {
+	if !f.spilled.Load() {
 		w.dq.Forget(f.idx, &f.task)
 	}
 }
