@@ -355,7 +355,3 @@ func BenchmarkStallNotOnCPU(b *testing.B) {
 		}
 	}
 }
-
-// stallSink keeps cpuWork's results, so that the work is not optimised
-// away; tasks add to it from several workers at once.
-var stallSink atomic.Uint64
