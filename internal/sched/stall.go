@@ -616,10 +616,15 @@ func (w *Worker) spillSpare() {
 		if k == 0 {
 			break
 		}
+		// Counted as overflows: they reach the injector as an
+		// overflow's do, and Stats keeps InjectorPops = Submitted +
+		// Overflows.
+		w.counts[countOverflows] += uint64(k)
 		w.pool.inj.pushBatch(uint32(w.id), w.spill[:k])
 		clear(w.spill[:k])
 	}
 	if t := w.dq.Pop(); t != nil {
+		w.counts[countOverflows]++
 		w.pool.inj.push(uint32(w.id), t)
 	}
 	w.pool.notify(w)
