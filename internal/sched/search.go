@@ -242,7 +242,9 @@ func (w *Worker) stealFrom(v *Worker) *task {
 func (w *Worker) stealPrivate() *task {
 	ws := w.pool.workers
 	n := len(ws)
-	if n == 1 || !wsdeque.PrivateSteals() {
+	// A worker of a one-worker pool has nobody to steal from; a spare
+	// standing in for that worker does (stall.md, X1).
+	if (n == 1 && w.asSpare == nil) || !wsdeque.PrivateSteals() {
 		return nil
 	}
 	if w.tops == nil {

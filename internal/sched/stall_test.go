@@ -817,3 +817,25 @@ func TestStallMutexAcrossJoin(t *testing.T) {
 		t.Errorf("the task returned %d; %d reports", n, len(r.get()))
 	}
 }
+
+// The same on one worker: the spare that stands in for the blocked holder
+// is the only thief, and takes its private fork (search.go, M2).
+func TestStallPrivateForkOneWorker(t *testing.T) {
+	if !wsdeque.PrivateSteals() || !sched.StallLookExact() {
+		t.Skip("needs private steals and the exact look")
+	}
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var r reports
+	p := stallPool(1, &r)
+	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+		a := forkjoin.Fork(w, func(*pool.Worker) int { return 1 }) // published: its deque exposed nothing (E1)
+		ch := make(chan int, 1)
+		b := forkjoin.Fork(w, func(*pool.Worker) int { ch <- 1; return 1 }) // private
+		return stallReceive(ch) + b.Join(w) + a.Join(w)
+	})
+	p.Close()
+	if n != 3 {
+		t.Errorf("the task returned %d", n)
+	}
+}
