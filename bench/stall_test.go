@@ -218,6 +218,76 @@ func BenchmarkStallPartial(b *testing.B) {
 	}
 }
 
+// BenchmarkStallMutexAcrossJoin: the mutex across a join of issue 31. A
+// task holds a sync.Mutex across the join of a fork that the other worker
+// keeps busy until the task's younger fork, run on the task's worker
+// while it waits, has called Lock() without a section; the join's other
+// half then ends, and the parked task, which only its worker can resume,
+// is handed that worker over the blocked fork's head (stall.md, H1-H5).
+// The baseline locks in pool.Blocking. Target: within twice the report
+// threshold (default and 10 ms), and reported.
+func BenchmarkStallMutexAcrossJoin(b *testing.B) {
+	run := func(p *pool.Pool, section bool) time.Duration {
+		var mu sync.Mutex
+		stolen, started := make(chan struct{}), make(chan struct{})
+		var released atomic.Bool
+		go func() { <-started; released.Store(true) }()
+		start := time.Now()
+		forkjoin.Invoke(p, func(w *pool.Worker) int {
+			mu.Lock()
+			other := forkjoin.Fork(w, func(*pool.Worker) int {
+				close(stolen)
+				for !released.Load() {
+					runtime.Gosched()
+				}
+				return 1
+			})
+			younger := forkjoin.Fork(w, func(*pool.Worker) int {
+				close(started)
+				if section {
+					pool.Blocking(mu.Lock)
+				} else {
+					mu.Lock()
+				}
+				mu.Unlock()
+				return 1
+			})
+			pool.Blocking(func() { <-stolen })
+			v := other.Join(w)
+			mu.Unlock()
+			return v + younger.Join(w)
+		})
+		return time.Since(start)
+	}
+	for _, thr := range []time.Duration{0, 10 * time.Millisecond} {
+		name, opt := "threshold=default", pool.WithName("fj")
+		if thr != 0 {
+			name, opt = "threshold=10ms", pool.WithStallThreshold(thr)
+		}
+		b.Run(name, func(b *testing.B) {
+			var sec, nosec time.Duration
+			var reported, handOvers int
+			for i := 0; i < b.N; i++ {
+				p := pool.New(pool.WithWorkers(2), opt)
+				sec += run(p, true)
+				p.Close()
+				got := false
+				p = pool.New(pool.WithWorkers(2), opt, pool.WithStallHandler(func(pool.StallReport) { got = true }))
+				nosec += run(p, false)
+				handOvers += int(p.Stats().HandOvers)
+				p.Close()
+				if got {
+					reported++
+				}
+			}
+			b.ReportMetric(float64(sec.Microseconds())/1000/float64(b.N), "section-ms")
+			b.ReportMetric(float64(nosec.Microseconds())/1000/float64(b.N), "nosection-ms")
+			b.ReportMetric(float64(reported)/float64(b.N), "reported")
+			b.ReportMetric(float64(handOvers)/float64(b.N), "handovers")
+		})
+	}
+}
+
 // BenchmarkStallSpareRetire: how long a spare outlives the block it stood
 // in for. A task receives without a section, a spare runs the sender
 // and then keeps taking queued work; the task, once its receive has

@@ -29,7 +29,10 @@ import (
 //
 // A task that starts a nested parallel call may be suspended in it while
 // its worker runs other tasks, which Get the same value: read and update
-// the value between nested calls, not across one.
+// the value between nested calls, not across one. The same holds across
+// a call that blocks without a blocking section (see pool.StallReport):
+// while it blocks, the pool may hand its worker to another task of that
+// worker's (Stats.HandOvers), which may Get the value.
 //
 // A spare worker, which a pool runs while a task blocks without a
 // blocking section (see pool.StallReport), has a value of its own, apart

@@ -82,8 +82,14 @@
 // a task queued behind it on its own worker runs. It runs, as far as the
 // pool can tell, and if what it polls for waits behind it, the program
 // hangs; see forkjoin's package documentation on forks waited for without
-// a join. A ready parked task of a worker whose holder blocks resumes only
-// when that block ends (it needs its own worker). See StallReport.
+// a join. A parked task that is ready to resume needs its own worker: if
+// that worker's task is blocked, the pool hands the worker to the parked
+// task meanwhile (a task holding a sync.Mutex across a join, whose
+// younger fork, run on its worker while it waited, locks it), and the
+// blocked task gets it back once its wait ends (Stats.HandOvers). It
+// cannot where the blocked task waits inside a join's first half, a
+// loop's body, a task block's body or a Region of its own: the parked
+// task then resumes when the block ends. See StallReport.
 //
 // # Composing
 //

@@ -18,7 +18,10 @@ import (
 // build: about a millisecond after a worker's task starts to wait while
 // work waits for the worker, a spare worker takes that work; a spare that
 // blocks gets one too, up to SpareLimit per worker; a spare retires soon
-// after the block it stood in for ends. The first such block is reported
+// after the block it stood in for ends. A parked task that is ready to
+// resume, which only its own worker can run, is handed that worker over
+// the blocked task's head (Stats.HandOvers; see the package doc,
+// "Blocking"). The first such block is reported
 // once per pool, a threshold after it began (WithStallThreshold), through
 // the stall handler (WithStallHandler; by default String goes to standard
 // error), and Stats counts every one.

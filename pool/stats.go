@@ -40,9 +40,13 @@ type Stats struct {
 	// without a section (see StallReport). SparesStarted counts the spares
 	// started since the pool started, Stalls the blocks that got one (the
 	// first is reported), and SparesAtLimit the times a spare was wanted
-	// and not started: the worker had StallReport.SpareLimit already. Sub
-	// keeps the later Spares and subtracts the others.
-	Spares, SparesStarted, Stalls, SparesAtLimit uint64
+	// and not started: the worker had StallReport.SpareLimit already.
+	// HandOvers counts the times a worker whose task blocked was handed to
+	// a parked task of its own that was ready to resume, which only that
+	// worker can run (a sync.Mutex held across a join, and a younger fork
+	// that locks it): the blocked task gets the worker back once its wait
+	// ends. Sub keeps the later Spares and subtracts the others.
+	Spares, SparesStarted, Stalls, SparesAtLimit, HandOvers uint64
 }
 
 // WorkerStats are one worker's counters.
@@ -101,6 +105,7 @@ func (p *Pool) Stats() Stats {
 	s := Stats{Workers: make([]WorkerStats, len(ss.Workers)), Submitted: ss.Submitted}
 	s.Blocking, s.MostBlocking = ss.Blocking, ss.MostBlocking
 	s.Spares, s.SparesStarted, s.Stalls, s.SparesAtLimit = ss.Spares, ss.SparesStarted, ss.Stalls, ss.SparesAtLimit
+	s.HandOvers = ss.HandOvers
 	var total sched.Counters
 	for i, c := range ss.Workers {
 		s.Workers[i] = workerStats(c)
@@ -127,6 +132,7 @@ func (s Stats) Sub(earlier Stats) Stats {
 	d.Spares = s.Spares
 	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
 	d.SparesAtLimit = s.SparesAtLimit - earlier.SparesAtLimit
+	d.HandOvers = s.HandOvers - earlier.HandOvers
 	var total sched.Counters
 	for i := range s.Workers {
 		a := s.Workers[i].counters()
@@ -155,8 +161,8 @@ func (s Stats) String() string {
 	}
 	row("total", s.Total)
 	fmt.Fprintf(&b, "in blocking sections: %d now, %d at most\n", s.Blocking, s.MostBlocking)
-	fmt.Fprintf(&b, "stalls: %d; spare workers: %d now, %d started, %d refused at the limit\n",
-		s.Stalls, s.Spares, s.SparesStarted, s.SparesAtLimit)
+	fmt.Fprintf(&b, "stalls: %d; spare workers: %d now, %d started, %d refused at the limit; hand-overs: %d\n",
+		s.Stalls, s.Spares, s.SparesStarted, s.SparesAtLimit, s.HandOvers)
 	fmt.Fprintf(&b, "submitted from outside: %d\n", s.Submitted)
 	return b.String()
 }

@@ -111,6 +111,7 @@ func (w *Worker) Guard(f func(), done func(p *Panic)) {
 	returned := false
 	defer func() {
 		if !returned {
+			w.reclaimHere(goid()) // stall.md, H4: goexitReport reads the holder's carrier
 			seq := panicSeq.Add(1)
 			done(&Panic{Err: w.goexitReport(seq), Seq: seq})
 		}

@@ -44,6 +44,13 @@ type carrier struct {
 	// entered counts the blocking sections entered on c's goroutine
 	// (blocking.go, B2; Worker.Sections). Only c's goroutine touches it.
 	entered uint32
+	// displaced is set, under w.hmu, while the monitor has handed w over
+	// c's head (stall.md, H3) and c's goroutine has not yet asked for it
+	// back (H4).
+	displaced bool
+	// race orders, for the race detector only, c's writes to w before a
+	// task's code runs with the monitor's hand-over (H5).
+	race atomic.Uint32
 }
 
 // maxSpares bounds the idle carriers a worker keeps for later hand-offs;
@@ -60,6 +67,9 @@ type carriers struct {
 	// w up (identity.md, I6): by whom the goroutine-identity checks tell
 	// a section from a goroutine outside the pool.
 	sections []*carrier
+	// displaced lists the carriers whose blocked task the monitor handed
+	// w over (stall.md, H3), until each asks for w back (H4).
+	displaced []*carrier
 }
 
 func (w *Worker) newCarrier() *carrier {
@@ -166,6 +176,7 @@ func (w *Worker) resume(c *carrier) {
 	w.nResumable.Add(1)
 	w.hmu.Unlock()
 	w.signal()
+	w.pool.armOnResume()
 }
 
 // resumeSection is resume for c, whose goroutine leaves a blocking
@@ -183,6 +194,7 @@ func (w *Worker) resumeSection(c *carrier) {
 	w.nResumable.Add(1) // as in resume
 	w.hmu.Unlock()
 	w.signal()
+	w.pool.armOnResume()
 }
 
 // inSection reports whether goroutine g is in a blocking section's f of

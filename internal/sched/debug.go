@@ -78,7 +78,9 @@ const (
 )
 
 // mustHold panics, naming op, unless the calling goroutine holds w (one
-// goroutine id read and a load: identity.go).
+// goroutine id read and a load: identity.go), or gets it back: a holder
+// over whose blocked task the stall watch handed w on waits here until w
+// is handed back (stall.md, H4).
 func (w *Worker) mustHold(op string) {
 	if !w.held() {
 		w.notHeld(op)
@@ -96,10 +98,14 @@ func (w *Worker) Check(op string) {
 }
 
 // notHeld panics with the message for a *Worker used on a goroutine that
-// does not hold it.
+// does not hold it, unless that goroutine held it when the stall watch
+// handed it on, and now gets it back (stall.md, H4).
 //
 //go:noinline
 func (w *Worker) notHeld(op string) {
+	if w.reclaim(goid()) {
+		return
+	}
 	if w.pool.InSection() {
 		panic(SectionMisuse(op, w.pool))
 	}

@@ -182,3 +182,6 @@ func (p *Pool) MaxBlocking() int { return p.maxBlocking() }
 
 // BlockingStats is what Snapshot reports of the blocking sections.
 func (p *Pool) BlockingStats() (now, most uint64) { return p.blockingStats() }
+
+// HandOverFrames is handOverFrames (stall.md, H2), for its test.
+var HandOverFrames = handOverFrames

@@ -214,7 +214,13 @@ func (p *Pool) holderOf(g int64) *Worker {
 					probes.Add(1)
 				}
 				if v&^0xffff == key {
-					return p.workerAt(int(v & 0xffff))
+					w := p.workerAt(int(v & 0xffff))
+					if w.holder.Load() != g && !w.reclaim(g) {
+						// Only during a hand-over (stall.md, H1-H4):
+						// its entry stays while it is displaced.
+						return nil
+					}
+					return w
 				}
 			}
 		}

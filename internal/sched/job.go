@@ -182,5 +182,8 @@ func (w *Worker) execute(t *task) {
 		w.scope = prev
 		return
 	}
+	if raceBuild {
+		raceRelease(w.cur) // stall.md, H5: after the last write above
+	}
 	t.r.Run(w)
 }

@@ -48,14 +48,14 @@ func (w *Worker) hold(c *carrier) {
 				continue
 			}
 			if t := w.local(); t != nil {
-				w.runTask(t)
+				w.runTask(c, t)
 				continue
 			}
 			st = searching
 		case searching:
 			var t *task
 			if t, st = w.search(); t != nil {
-				w.runTask(t)
+				w.runTask(c, t)
 			}
 		case handingOff:
 			if !w.handBack(c) {
@@ -110,8 +110,9 @@ func (w *Worker) local() *task {
 	return t
 }
 
-// runTask runs a task of the main loop, counted in w's tasks in progress.
-func (w *Worker) runTask(t *task) {
+// runTask runs a task of the main loop on c, which holds w, counted in
+// w's tasks in progress.
+func (w *Worker) runTask(c *carrier, t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: where the fork path samples, its first forks are checked (debug.go)
 	w.loopNest = notNested
@@ -119,6 +120,11 @@ func (w *Worker) runTask(t *task) {
 		w.executeTraced(t)
 	} else {
 		w.execute(t)
+	}
+	// H4: the task may have blocked, and the stall watch handed w over
+	// its head meanwhile. One load of the owner's line, per task.
+	if w.holder.Load() != c.goid {
+		w.reclaimHere(c.goid)
 	}
 	w.taskDone()
 }

@@ -113,6 +113,9 @@ type stallWatch struct {
 	started atomic.Uint64
 	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
 	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
+	// handOvers counts the workers handed to a parked task over a
+	// blocked holder's head (H3; Stats.HandOvers).
+	handOvers atomic.Uint64
 	// reported is set by the one delivery of W5. A monitor that has
 	// disarmed delivers its report on its way out, while the next one
 	// may have started: the CAS, sequentially consistent, lets one of
@@ -222,6 +225,9 @@ type stallSeen struct {
 	// the holder's private tasks to take (X1), so that it is not started
 	// again and again while no thief can reach them.
 	private bool
+	// handOver is set once this block was considered for a hand-over
+	// (H1-H3): one dump per block at most.
+	handOver bool
 }
 
 // pendingReport is W5's report between the first compensated block and
@@ -268,15 +274,28 @@ func (p *Pool) watchStalls() {
 	}
 }
 
+// armOnResume is W2's arming by a task made resumable (C3, H4): a parked
+// task resumes only on its own worker, and if that worker's holder is
+// blocked, only a hand-over (H1-H3) resumes it, which the monitor makes.
+// The caller counted the task in nResumable (sequentially consistent)
+// before this load of the state: with W3's store and re-check, either
+// this load finds the monitor idle and arms it, or the monitor's re-check
+// finds the task.
+func (p *Pool) armOnResume() {
+	if p.stallState.Load() == stallIdle {
+		p.armStalls()
+	}
+}
+
 // disarmStalls is W3: it stores stallIdle, then looks again, and reports
 // whether the monitor re-armed itself (and so goes on ticking).
 func (p *Pool) disarmStalls() bool {
 	m := &p.stall
 	// Sequentially consistent store, then loads of ctl and the queues:
 	// W2's arming points make their work visible, then load ctl, then
-	// this state (stall.md, W3).
+	// this state (stall.md, W3); a task made resumable, then this state.
 	p.stallState.Store(stallIdle)
-	if p.wantsWork() || !p.hasWork() {
+	if _, resumable := p.stallWork(); resumable == 0 && (p.wantsWork() || !p.hasWork()) {
 		return false
 	}
 	m.mu.Lock()
@@ -358,6 +377,16 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 			m.stalls.Add(1)
 		}
 		p.noteBlock(v, h, w, s, now)
+		// H1-H3: a parked task of w's is ready, and only w can resume
+		// it: hand w to it over the blocked holder's head, once per
+		// block.
+		if mine > 0 && !s.handOver {
+			s.handOver = true
+			if p.handOver(w, g) {
+				soon = true
+				continue
+			}
+		}
 		// X1: a stand-in, if it could take something: published work,
 		// or (once) the holder's own.
 		if pub > 0 || (own > 0 && !s.private) {
@@ -555,7 +584,7 @@ func (w *Worker) spareHold(c *carrier) {
 		}
 		idle := free && w.dq.Count() == 0
 		if t := w.spareFind(); t != nil {
-			w.runTask(t)
+			w.runTask(c, t)
 			continue
 		}
 		if idle {

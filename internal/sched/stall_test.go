@@ -791,32 +791,64 @@ func TestStallPrivateFork(t *testing.T) {
 // in a join; its worker's next carrier runs a younger fork that calls
 // Lock() without a section; the join's other half ends, and the parked
 // task is ready, but it resumes only on its worker, whose holder waits
-// for the mutex. A spare cannot run it (its frames hold the worker);
-// only a hand-over of the blocked holder's worker to the parked task
-// would.
+// for the mutex. A spare cannot run it (its frames hold the worker):
+// the monitor hands the worker to the parked task over the blocked
+// holder's head (stall.md, H1-H5).
 func TestStallMutexAcrossJoin(t *testing.T) {
-	t.Skip("needs a hand-over of a blocked holder's worker: a parked task resumes only on its own worker (stall.md, Limits)")
-	fjtest.Deadline(t, 60*time.Second)
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var r reports
-	p := stallPool(2, &r)
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprint(workers, "workers"), func(t *testing.T) {
+			fjtest.Deadline(t, 60*time.Second)
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			var r reports
+			p := stallPool(workers, &r)
+			n, st := mutexAcrossJoin(p)
+			p.Close()
+			if n != 2 || len(r.get()) != 1 || st.HandOvers != 1 {
+				t.Errorf("the task returned %d; %d reports, %d hand-overs (want 2, 1, 1)", n, len(r.get()), st.HandOvers)
+			}
+		})
+	}
+}
+
+// mutexAcrossJoin is the shape: the task holding mu forks other, which
+// another worker (on one worker, a spare) takes and keeps busy until the
+// younger fork has started; the task parks in other's join; its worker's
+// next carrier runs the younger fork, which blocks in Lock without a
+// section. It returns the task's result and the pool's Stats just after.
+func mutexAcrossJoin(p *pool.Pool) (int, pool.Stats) {
 	var mu sync.Mutex
 	shared := 0 // under mu
+	stolen, started := make(chan struct{}), make(chan struct{})
+	var released atomic.Bool
+	go func() { <-started; released.Store(true) }()
 	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
 		mu.Lock()
-		younger := forkjoin.Fork(w, func(*pool.Worker) int { mu.Lock(); shared++; mu.Unlock(); return 1 })
-		stolen := make(chan struct{})
-		other := forkjoin.Fork(w, func(*pool.Worker) int { close(stolen); return 1 })
-		<-stolen
-		v := other.Join(w) // parks: the other worker runs it; the younger fork runs here
+		other := forkjoin.Fork(w, func(*pool.Worker) int {
+			close(stolen)
+			for !released.Load() { // computes: its worker is not blocked
+				runtime.Gosched()
+			}
+			return 1
+		})
+		younger := forkjoin.Fork(w, func(*pool.Worker) int {
+			close(started)
+			mu.Lock() // no section: blocks the holder of the task's worker
+			shared++
+			mu.Unlock()
+			return 1
+		})
+		stallReceive2(stolen)
+		v := other.Join(w) // parks: the younger fork runs here, and blocks
 		mu.Unlock()
 		return v + younger.Join(w)
 	})
-	p.Close()
-	if n != 2 || len(r.get()) != 1 {
-		t.Errorf("the task returned %d; %d reports", n, len(r.get()))
-	}
+	return n, p.Stats()
 }
+
+// stallReceive2 waits for ch to be closed, without a section.
+//
+//go:noinline
+func stallReceive2(ch <-chan struct{}) { <-ch }
 
 // The same on one worker: the spare that stands in for the blocked holder
 // is the only thief, and takes its private fork (search.go, M2).

@@ -75,7 +75,9 @@ type Snapshot struct {
 	// Spares is the number of spares running now, SparesStarted the
 	// spares started since the pool started, Stalls the blocks that got
 	// one, and SparesAtLimit the spares wanted over the bound (stall.md).
-	Spares, SparesStarted, Stalls, SparesAtLimit uint64
+	// HandOvers counts the workers handed to a ready parked task over a
+	// blocked holder's head (stall.md, H3).
+	Spares, SparesStarted, Stalls, SparesAtLimit, HandOvers uint64
 }
 
 // Snapshot returns the pool's counters and gauges.
@@ -93,6 +95,7 @@ func (p *Pool) Snapshot() Snapshot {
 	s.Spares = uint64(max(0, p.stall.live.Load()))
 	s.SparesStarted, s.Stalls = p.stall.started.Load(), p.stall.stalls.Load()
 	s.SparesAtLimit = p.stall.atLimit.Load()
+	s.HandOvers = p.stall.handOvers.Load()
 	return s
 }
 

@@ -116,7 +116,7 @@ type Worker struct {
 	holderG atomic.Pointer[gHandle]
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [80]byte
+	_ [56]byte
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare returns the

@@ -1,0 +1,227 @@
+package sched
+
+import "strings"
+
+// Hand-over (stall.md, H1-H5): a holder blocked in the program's code
+// while a parked task of its worker is ready to resume keeps that task
+// from ever resuming, since a parked task resumes only on its own worker
+// (carrier.md, C4). When the parked task holds what the blocked one waits
+// for (a sync.Mutex held across a join, and a younger fork of the same
+// task that locks it), the pool hangs. The monitor then hands the worker
+// to the parked task, over the blocked holder's head; the blocked holder,
+// once its wait ends, finds at its next use of the worker that it is not
+// the holder any more, and waits to be handed the worker back, as a
+// parked task does. stall.md states the steps and argues why the two never
+// touch the worker at once; the code cites them.
+
+// handOver is H1-H3 for w, whose holder, goroutine g, the monitor found
+// blocked at two looks (L4) while a parked task of w's is resumable. It
+// reports whether it handed w to that task.
+func (p *Pool) handOver(w *Worker, g int64) bool {
+	if !goidFast {
+		// Forks sample the identity check there (debug.go): a holder
+		// whose wait ended would not be stopped at its next fork (H4).
+		return false
+	}
+	w.hmu.Lock()
+	defer w.hmu.Unlock()
+	// H1: the holder's id negated, sequentially consistent, so that
+	// every check the goroutine makes from here on fails and waits for
+	// hmu (H4). A holder that handed w on meanwhile (or exits) changed
+	// the word first: the CAS fails.
+	if len(w.resumable) == 0 || !w.holder.CompareAndSwap(g, -g) {
+		return false
+	}
+	// The holder's carrier: its store into cur came before its store of
+	// g into holder, which the CAS read.
+	c := w.cur
+	if c != nil {
+		raceAcquire(c) // H5
+	}
+	// H2: one goroutine dump, after H1: the holder must still be blocked
+	// in it, in the program's code, with no frame of fj's below that
+	// would touch w without a check first.
+	p.stall.dumps.Add(1)
+	st := boundedStacks([]int64{g})[g]
+	if c == nil || c.goid != g || !blockedState(st) || !handOverFrames(st) {
+		w.holder.Store(g) // as it was: nobody could change it but us (H1)
+		return false
+	}
+	// H3: the holder's carrier is displaced, counted as parked, and w
+	// goes to the most recently resumed task, as C4 would give it.
+	c.displaced = true
+	w.displaced = append(w.displaced, c)
+	w.parked.Add(1)
+	next := w.popResumable()
+	p.stall.handOvers.Add(1)
+	next.turn <- struct{}{} // one token per parking, never blocks (C2)
+	return true
+}
+
+// reclaim is H4: the calling goroutine g found that it does not hold w.
+// If the monitor displaced its carrier (H3), it queues it as resumable
+// and waits until w is handed back, then holds w again and reports true;
+// if a hand-over that had marked g (H1) was abandoned, it reports true at
+// once. Otherwise g does not hold w (a misuse), and it reports false.
+//
+//go:noinline
+func (w *Worker) reclaim(g int64) bool {
+	w.hmu.Lock() // waits for a hand-over in progress to decide (H1-H3)
+	if w.holder.Load() == g {
+		w.hmu.Unlock()
+		return true
+	}
+	i := -1
+	for k, c := range w.displaced {
+		if c.goid == g {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		w.hmu.Unlock()
+		return false
+	}
+	c := w.displaced[i]
+	last := len(w.displaced) - 1
+	w.displaced[i] = w.displaced[last]
+	w.displaced[last] = nil
+	w.displaced = w.displaced[:last]
+	c.displaced = false
+	// Its table entry stayed while it was displaced (so that its own
+	// lookups come here); taking the worker back registers it anew (I3).
+	w.unregister(c) // the holder is another's: only the entry goes
+	w.resumable = append(w.resumable, c)
+	w.nResumable.Add(1) // after the append, before the token (as resume)
+	w.hmu.Unlock()
+	w.signal()
+	c.awaitTurn()
+	w.setHolder(c)
+	w.parked.Add(-1)
+	// The owner state of the task c was running when it blocked: H2
+	// let no Region or loop frame of fj's be on its stack, so it ran
+	// outside both (execute, runTask).
+	w.scope = nil
+	w.loopNest = notNested
+	return true
+}
+
+// reclaimHere is H4 at a point where the calling goroutine, c's, must
+// hold w and a hand-over may have displaced it: after a main-loop task
+// (runTask) and before a Goexit's report (Guard).
+func (w *Worker) reclaimHere(g int64) {
+	if w.holder.Load() != g && !w.reclaim(g) {
+		panic("fj: internal error: a carrier lost its worker")
+	}
+}
+
+// handOverFrames is H2's test of a blocked holder's stack, as
+// runtime.Stack prints it: every frame of fj's own code on it must be one
+// of handOverSafe (they touch the worker again only after a check, H4),
+// and the innermost of them must have called the program's code, in which
+// the goroutine waits. Anything else (a join, a loop, a block, a Region,
+// fj's own locks or channels) fails it.
+func handOverFrames(stack string) bool {
+	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
+	if len(lines) < 2 {
+		return false
+	}
+	innermost := true
+	prevFJ, prevRuntime := false, false
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := lines[i]
+		if strings.HasPrefix(fn, "created by ") {
+			break
+		}
+		name, fj := fjFunc(fn)
+		if !fj {
+			prevFJ, prevRuntime = false, strings.HasPrefix(fn, "runtime.")
+			continue
+		}
+		if !handOverSafe[name] {
+			return false
+		}
+		if innermost {
+			// Its callee, the frame above, must be the program's.
+			if i == 1 || prevFJ || prevRuntime || !handOverCalls[name] {
+				return false
+			}
+			innermost = false
+		}
+		prevFJ = true
+	}
+	return !innermost
+}
+
+// fjFunc returns the function of a stack's function line, without its
+// module path, generic arguments, closure suffixes and arguments, and
+// whether it is fj's own code (not its tests or examples).
+func fjFunc(line string) (string, bool) {
+	const mod = "github.com/forkjoin/fj/"
+	if !strings.HasPrefix(line, mod) {
+		return "", false
+	}
+	fn := line[len(mod):]
+	if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+		fn = fn[:i] // the arguments
+	}
+	pkg := fn
+	if i := strings.IndexByte(pkg, '.'); i >= 0 {
+		pkg = pkg[:i]
+	}
+	if strings.HasSuffix(pkg, "_test") || strings.HasPrefix(pkg, "examples") || strings.HasPrefix(pkg, "bench") {
+		return "", false
+	}
+	fn = strings.ReplaceAll(fn, "[...]", "")
+	for {
+		i := strings.LastIndexByte(fn, '.')
+		if i < 0 {
+			break
+		}
+		s := fn[i+1:]
+		if !strings.HasPrefix(s, "func") && !strings.HasPrefix(s, "gowrap") && !strings.HasPrefix(s, "deferwrap") {
+			break
+		}
+		if strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(s, "func"), "gowrap"), "deferwrap0123456789") != "" {
+			break
+		}
+		fn = fn[:i]
+	}
+	return fn, true
+}
+
+// handOverSafe lists the frames of fj's own code that may be on a blocked
+// holder's stack below the program's code it waits in (H2): a carrier's
+// main loop and the task wrappers it runs. After the program's code
+// returns to them, none touches the worker before the check after each
+// main-loop task (runTask, H4) or a Goexit's (Guard, H4): they record a
+// result and set a latch (which any goroutine may).
+var handOverSafe = map[string]bool{
+	"internal/sched.(*carrier).run":      true,
+	"internal/sched.(*Worker).hold":      true,
+	"internal/sched.(*Worker).spareHold": true,
+	"internal/sched.(*Worker).runTask":   true,
+	"internal/sched.(*Worker).execute":   true,
+	"internal/sched.(*Worker).Guard":     true,
+	"internal/sched.Capture":             true,
+	"internal/sched.(*job).complete":     true,
+	"internal/sched.(*funcJob).Run":      true,
+	"internal/sched.(*argJob).Run":       true,
+	"internal/sched.(*spawnJob).Run":     true,
+	"internal/sched.(*Future).Run":       true,
+	"internal/sched.(*externalJob).Run":  true,
+	"internal/sched.(*groupTask).Run":    true,
+	"forkjoin.invokeOutside":             true,
+}
+
+// handOverCalls lists the frames of handOverSafe that call the program's
+// code: the innermost frame of fj's must be one of them (H2).
+var handOverCalls = map[string]bool{
+	"internal/sched.(*funcJob).Run":     true,
+	"internal/sched.(*argJob).Run":      true,
+	"internal/sched.(*spawnJob).Run":    true,
+	"internal/sched.(*Future).Run":      true,
+	"internal/sched.(*externalJob).Run": true,
+	"internal/sched.(*groupTask).Run":   true,
+	"forkjoin.invokeOutside":            true,
+}

@@ -1,0 +1,243 @@
+package sched_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gid "github.com/petermattis/goid"
+	"go.uber.org/goleak"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/parallel"
+	"github.com/forkjoin/fj/pool"
+	"github.com/forkjoin/fj/taskblock"
+)
+
+// blockedStack runs shape on a pool with the stall watch off; shape calls
+// block (with its worker) where a task of the program blocks; the test
+// takes that goroutine's stack from a dump while it blocks, then lets it
+// go.
+func blockedStack(t *testing.T, shape func(p *pool.Pool, block func())) string {
+	t.Helper()
+	p := pool.New(pool.WithWorkers(2), pool.WithStallThreshold(0))
+	defer p.Close()
+	id := make(chan int64, 1)
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		shape(p, func() {
+			id <- gid.Get()
+			<-release
+		})
+	}()
+	g := <-id
+	var stack string
+	for deadline := time.Now().Add(10 * time.Second); stack == "" && time.Now().Before(deadline); {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		for _, s := range strings.Split(string(buf), "\n\n") {
+			if strings.HasPrefix(s, fmt.Sprintf("goroutine %d [chan receive", g)) {
+				stack = s + "\n"
+			}
+		}
+		if stack == "" {
+			runtime.Gosched() // not parked yet
+		}
+	}
+	close(release)
+	<-done
+	if stack == "" {
+		t.Fatalf("goroutine %d never seen blocked", g)
+	}
+	return stack
+}
+
+// TestHandOverFrames checks H2's test of a blocked holder's stack on the
+// stacks of real tasks: a hand-over is allowed where only a carrier's
+// main loop and a task's wrappers are below the program's code, and
+// refused wherever a frame of fj's would touch the worker again, after
+// the program's code returns, without a check (stall.md, H2).
+func TestHandOverFrames(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, c := range []struct {
+		name  string
+		ok    bool
+		shape func(p *pool.Pool, block func())
+	}{
+		{"Invoke from outside", true, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(*pool.Worker) int { block(); return 0 })
+		}},
+		{"Pool.Run from outside", true, func(p *pool.Pool, block func()) {
+			p.Run(func(*pool.Worker) { block() })
+		}},
+		{"a Fork run by the main loop", true, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				f := forkjoin.Fork(w, func(*pool.Worker) int { block(); return 0 })
+				pool.Blocking(func() { time.Sleep(time.Millisecond) }) // the fork runs on another carrier meanwhile
+				return f.Join(w)
+			})
+		}},
+		{"a Spawn run by the main loop", true, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				s := forkjoin.Spawn(w, func(*pool.Worker) int { block(); return 0 })
+				pool.Blocking(func() { time.Sleep(time.Millisecond) })
+				return s.Join(w)
+			})
+		}},
+		{"a b.Go task run by the main loop", true, func(p *pool.Pool, block func()) {
+			_ = taskblock.DefineErr(p, func(b *taskblock.Block) error {
+				b.Go(func(*pool.Worker) error { block(); return nil })
+				pool.Blocking(func() { time.Sleep(time.Millisecond) })
+				return nil
+			})
+		}},
+		{"the first half of a Join", false, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.Join(w, func(*pool.Worker) int { block(); return 1 }, func(*pool.Worker) int { return 1 })
+				return a + b
+			})
+		}},
+		{"a parallel.For body", false, func(p *pool.Pool, block func()) {
+			var once sync.Once
+			parallel.For(p, 0, 1, func(*pool.Worker, int) { once.Do(block) })
+		}},
+		{"a task block's body", false, func(p *pool.Pool, block func()) {
+			taskblock.Define(p, func(*taskblock.Block) { block() })
+		}},
+		{"a Region", false, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				pool.Region(w, "r", func(*pool.Worker) { block() })
+				return 0
+			})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := blockedStack(t, c.shape)
+			if got := sched.HandOverFrames(st); got != c.ok {
+				t.Errorf("HandOverFrames = %v, want %v, for\n%s", got, c.ok, st)
+			}
+		})
+	}
+	// fj's own waits: no frame of the program at all.
+	for _, st := range []string{
+		"goroutine 9 [chan receive]:\nruntime.gopark(0x0)\n\t/go/src/runtime/proc.go:1\nruntime.chanrecv1(0x0)\n\t/go/src/runtime/chan.go:1\n" +
+			"github.com/forkjoin/fj/internal/sched.(*Worker).spareHold(0x0)\n\t/fj/internal/sched/stall.go:1\n" +
+			"github.com/forkjoin/fj/internal/sched.(*carrier).run(0x0)\n\t/fj/internal/sched/carrier.go:1\n",
+		"goroutine 9 [sync.Mutex.Lock]:\nsync.(*Mutex).Lock(0x0)\n\t/go/src/sync/mutex.go:1\n" +
+			"github.com/forkjoin/fj/internal/sched.(*Worker).resume(0x0)\n\t/fj/internal/sched/carrier.go:1\n",
+		"goroutine 9 [chan receive]:\n",
+	} {
+		if sched.HandOverFrames(st) {
+			t.Errorf("HandOverFrames = true for\n%s", st)
+		}
+	}
+}
+
+// The hand-over's shapes beyond the plain one (TestStallMutexAcrossJoin):
+// the displaced task uses its worker once its wait ends (a fork and a
+// join, a blocking section, a nested pool call), panics, or exits with
+// runtime.Goexit; each gets its worker back (H4) and ends as it would
+// without the hand-over, on one worker and on two, plain and under -race.
+func TestHandOverThenUseTheWorker(t *testing.T) {
+	errBoom := errors.New("boom")
+	for _, c := range []struct {
+		name  string
+		after func(w *pool.Worker) int // what the younger fork does once it has the lock
+		check func(t *testing.T, n int, r any)
+	}{
+		{"fork and join", func(w *pool.Worker) int {
+			a, b := forkjoin.Join(w, func(*pool.Worker) int { return 1 }, func(*pool.Worker) int { return 0 })
+			return a + b
+		}, nil},
+		{"forked before it blocked", nil, nil},
+		{"section", func(w *pool.Worker) int {
+			pool.Blocking(func() {})
+			return 1
+		}, nil},
+		{"nested call", func(w *pool.Worker) int {
+			return parallel.Sum(w, []int{0, 1, 2, 3}) - 5
+		}, nil},
+		{"panic", func(w *pool.Worker) int { panic(errBoom) }, func(t *testing.T, n int, r any) {
+			if err, ok := r.(error); !ok || !errors.Is(err, errBoom) {
+				t.Errorf("recovered %v, want the fork's panic", r)
+			}
+		}},
+		{"Goexit", func(w *pool.Worker) int { runtime.Goexit(); return 0 }, func(t *testing.T, n int, r any) {
+			if r == nil {
+				t.Errorf("no panic from the join of a fork that called Goexit")
+			}
+		}},
+	} {
+		for _, workers := range []int{1, 2} {
+			t.Run(fmt.Sprint(c.name, "/", workers), func(t *testing.T) {
+				fjtest.Deadline(t, 60*time.Second)
+				defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+				var reps reports
+				p := stallPool(workers, &reps)
+				var mu sync.Mutex
+				stolen, started := make(chan struct{}), make(chan struct{})
+				var released atomic.Bool
+				go func() { <-started; released.Store(true) }()
+				var r any
+				n := func() (n int) {
+					defer func() { r = recover() }()
+					return forkjoin.Invoke(p, func(w *pool.Worker) int {
+						mu.Lock()
+						other := forkjoin.Fork(w, func(*pool.Worker) int {
+							close(stolen)
+							for !released.Load() {
+								runtime.Gosched()
+							}
+							return 1
+						})
+						younger := forkjoin.Fork(w, func(w *pool.Worker) int {
+							var early *forkjoin.Future[int]
+							if c.after == nil {
+								early = forkjoin.Fork(w, func(*pool.Worker) int { return 1 })
+							}
+							close(started)
+							mu.Lock()
+							mu.Unlock()
+							if c.after == nil {
+								return early.Join(w)
+							}
+							return c.after(w)
+						})
+						stallReceive2(stolen)
+						v := other.Join(w)
+						mu.Unlock()
+						return v + younger.Join(w)
+					})
+				}()
+				st := p.Stats()
+				// The pool still works, on every worker.
+				xs := make([]int, 1000)
+				for i := range xs {
+					xs[i] = i
+				}
+				if got := parallel.Sum(p, xs); got != 999*1000/2 {
+					t.Errorf("a loop after the hand-over returned %d", got)
+				}
+				p.Close()
+				if c.check != nil {
+					c.check(t, n, r)
+				} else if r != nil || n != 2 {
+					t.Errorf("returned %d, panicked with %v; want 2", n, r)
+				}
+				if st.HandOvers != 1 {
+					t.Errorf("%d hand-overs, want 1", st.HandOvers)
+				}
+			})
+		}
+	}
+}
