@@ -50,7 +50,7 @@ type carrier struct {
 	displaced bool
 	// race orders, for the race detector only, c's writes to w before a
 	// task's code runs with the monitor's hand-over (H5).
-	race atomic.Uint32
+	race atomic.Uint32 //lint:ignore U1000 used in race builds (race_on.go)
 }
 
 // maxSpares bounds the idle carriers a worker keeps for later hand-offs;

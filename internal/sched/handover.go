@@ -178,16 +178,23 @@ func fjFunc(line string) (string, bool) {
 		if i < 0 {
 			break
 		}
-		s := fn[i+1:]
-		if !strings.HasPrefix(s, "func") && !strings.HasPrefix(s, "gowrap") && !strings.HasPrefix(s, "deferwrap") {
-			break
-		}
-		if strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(s, "func"), "gowrap"), "deferwrap0123456789") != "" {
+		if !closureSuffix(fn[i+1:]) {
 			break
 		}
 		fn = fn[:i]
 	}
 	return fn, true
+}
+
+// closureSuffix reports whether s names a closure or a wrapper the
+// compiler made inside a function: func1, gowrap2, deferwrap1.
+func closureSuffix(s string) bool {
+	for _, p := range []string{"func", "gowrap", "deferwrap"} {
+		if d, ok := strings.CutPrefix(s, p); ok && d != "" && strings.Trim(d, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // handOverSafe lists the frames of fj's own code that may be on a blocked

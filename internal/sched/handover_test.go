@@ -206,8 +206,10 @@ func TestHandOverThenUseTheWorker(t *testing.T) {
 								early = forkjoin.Fork(w, func(*pool.Worker) int { return 1 })
 							}
 							close(started)
-							mu.Lock()
+							mu.Lock() // no section: blocks the worker's holder
+							shared := c.name
 							mu.Unlock()
+							_ = shared
 							if c.after == nil {
 								return early.Join(w)
 							}
