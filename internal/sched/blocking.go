@@ -107,7 +107,7 @@ func (w *Worker) blocking(f func(), capped bool) {
 		// B5. Deferred, so that it runs however f ends; it recovers
 		// nothing, so a panic or a Goexit unwinds on from here.
 		p.sections.leave(slot)
-		w.resumeSection(c)
+		w.remote().resumeSection(c) // as a goroutine holding no worker
 		c.awaitTurn()
 		w.setHolder(c)
 		w.scope = s

@@ -2,7 +2,6 @@ package sched
 
 import (
 	"runtime/pprof"
-	"sync"
 	"sync/atomic"
 )
 
@@ -17,8 +16,8 @@ import (
 // this, rather than running other tasks on the waiting goroutine's stack,
 // is what makes joins deadlock-free.
 type carrier struct {
-	w    *Worker
-	goid int64 // the id of the carrier's goroutine, set when it starts
+	w    *remote // its goroutine, and only it, may see it as its holder (asHolder)
+	goid int64   // the id of the carrier's goroutine, set when it starts
 	// g is the runtime's g of that goroutine (getg), set with goid, or
 	// nil where L1 found no layout (stall.md).
 	g *gHandle
@@ -72,7 +71,7 @@ type carriers struct {
 	displaced []*carrier
 }
 
-func (w *Worker) newCarrier() *carrier {
+func (w *remote) newCarrier() *carrier {
 	return &carrier{w: w, turn: make(chan struct{}, 1), section: -1}
 }
 
@@ -83,20 +82,11 @@ func (p *Pool) startCarrier(c *carrier, holding bool) {
 	go c.run(holding)
 }
 
-// carrierGroup is the WaitGroup that counts w's carrier goroutines: the
-// pool's, or for a spare the spares' (stall.md, X6).
-func (w *Worker) carrierGroup() *sync.WaitGroup {
-	if w.asSpare != nil {
-		return &w.pool.stall.spareCarriers
-	}
-	return &w.pool.goroutines
-}
-
 // run is the body of a carrier goroutine.
 func (c *carrier) run(holding bool) {
-	w := c.w
+	w := c.w.asHolder() // c's goroutine: it holds w, or waits below to be handed it
 	p := w.pool
-	defer w.carrierGroup().Done()
+	defer c.w.carrierGroup().Done()
 	c.goid = goid()
 	if gLook().ok {
 		c.g = (*gHandle)(getg())
@@ -120,7 +110,7 @@ func (c *carrier) run(holding bool) {
 			// goroutine did to w happens before the go statement.
 			w.unregister(c)
 			w.taskDone()
-			p.startCarrier(w.newCarrier(), true)
+			p.startCarrier(w.remote().newCarrier(), true)
 		}
 	}()
 	if w.asSpare != nil {
@@ -163,55 +153,6 @@ func (c *carrier) awaitTurn() bool {
 // node's setter has claimed it (see wait.go).
 func (c *carrier) wake() { c.w.resume(c) }
 
-// resume makes c, parked in WaitFor, resumable: its event is set (C3,
-// carrier.md). Any goroutine may call it (it runs in the event's setter). The holder is
-// woken in case it sleeps; it hands the worker back at its next safe point
-// (see run, search and sleep).
-func (w *Worker) resume(c *carrier) {
-	w.hmu.Lock()
-	w.resumable = append(w.resumable, c)
-	// Counted after the append and before the wake-up token: a holder
-	// that re-checks nResumable after announcing its sleep sees it, or
-	// else finds the token (sleep.md, S2).
-	w.nResumable.Add(1)
-	w.hmu.Unlock()
-	w.signal()
-	w.pool.armOnResume()
-}
-
-// resumeSection is resume for c, whose goroutine leaves a blocking
-// section's f (blocking.go, B5): it takes c off w.sections (I6) and makes
-// it resumable in one locked step.
-func (w *Worker) resumeSection(c *carrier) {
-	w.hmu.Lock()
-	i, last := c.section, len(w.sections)-1
-	w.sections[i] = w.sections[last]
-	w.sections[i].section = i
-	w.sections[last] = nil
-	w.sections = w.sections[:last]
-	c.section = -1
-	w.resumable = append(w.resumable, c)
-	w.nResumable.Add(1) // as in resume
-	w.hmu.Unlock()
-	w.signal()
-	w.pool.armOnResume()
-}
-
-// inSection reports whether goroutine g is in a blocking section's f of
-// a task of w's, having given w up (I6). Only g may ask about itself, as
-// in I4: its own entry was written by itself, and no other entry can
-// carry its id.
-func (w *Worker) inSection(g int64) bool {
-	w.hmu.Lock()
-	defer w.hmu.Unlock()
-	for _, c := range w.sections {
-		if c.goid == g {
-			return true
-		}
-	}
-	return false
-}
-
 // handOff (C2, carrier.md) gives w, held by c which is about to park, to
 // the next carrier:
 // a resumable one if any (possibly c itself, if its event was set in the
@@ -225,7 +166,7 @@ func (w *Worker) handOff(c *carrier, section bool) {
 		c.section = len(w.sections)
 		w.sections = append(w.sections, c)
 	}
-	next := w.popResumable()
+	next := w.remote().popResumable()
 	if next == nil {
 		if n := len(w.spares); n > 0 {
 			next = w.spares[n-1]
@@ -234,7 +175,7 @@ func (w *Worker) handOff(c *carrier, section bool) {
 	}
 	w.hmu.Unlock()
 	if next == nil {
-		w.pool.startCarrier(w.newCarrier(), true)
+		w.pool.startCarrier(w.remote().newCarrier(), true)
 		return
 	}
 	next.turn <- struct{}{}
@@ -253,7 +194,7 @@ const (
 // carrier, if there is one (C4, carrier.md).
 func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 	w.hmu.Lock()
-	next := w.popResumable()
+	next := w.remote().popResumable()
 	if next == nil {
 		// Only the holder pops the list, so after nResumable != 0 this
 		// does not happen; handled anyway rather than assumed.
@@ -286,19 +227,6 @@ func (w *Worker) handBack(c *carrier) bool {
 		return false
 	}
 	return true
-}
-
-// popResumable takes the most recently resumed carrier; w.hmu is held.
-func (w *Worker) popResumable() *carrier {
-	n := len(w.resumable)
-	if n == 0 {
-		return nil
-	}
-	c := w.resumable[n-1]
-	w.resumable[n-1] = nil
-	w.resumable = w.resumable[:n-1]
-	w.nResumable.Add(-1)
-	return c
 }
 
 // dismissSpares tells w's spare carriers to exit, at shutdown.

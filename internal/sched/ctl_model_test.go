@@ -109,13 +109,14 @@ func encodeCtl(searching, sleeping, waiting int) uint64 {
 // word, the workers' sleep states, wake channels and empty deques. Every
 // worker starts counted as searching, as New makes them.
 func ctlPool(n int) *Pool {
-	p := &Pool{workers: make([]*Worker, n)}
+	p := &Pool{workers: make([]*remote, n)}
 	p.stallState.Store(stallArmed) // so that nothing arms a monitor (W2)
 	for i := range p.workers {
 		w := &Worker{pool: p, id: i, index: i, wake: make(chan struct{}, 1), searching: true}
 		w.dq.Init(16)
-		p.workers[i] = w
+		p.workers[i] = w.remote()
 	}
+	p.slots.init(p.workers, 0)
 	p.ctl.Store(uint64(n) * searchingOne)
 	return p
 }
@@ -284,7 +285,7 @@ func (c *ctlChecker) apply(i, op int) {
 		return
 	}
 	c.note(i, czNames[op])
-	p, w := c.p, c.p.workers[i]
+	p, w := c.p, c.p.workers[i].asHolder() // the model plays every worker's holder
 	switch op {
 	case czStart:
 		take := c.m.mayTake()
@@ -374,7 +375,7 @@ func (c *ctlChecker) apply(i, op int) {
 		p.notify(nil)
 		c.claims(want)
 	case czSignal:
-		w.signal()
+		w.remote().signal()
 		c.m.token[i] = true
 	case czIdleRun:
 		c.m.state[i] = csRunning

@@ -47,7 +47,7 @@ func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 		beforePark: func(w *Worker) {
 			all.Add(1)
 			for _, v := range w.pool.workers {
-				if v != w && stuckPrivate(v) {
+				if v != w.remote() && stuckPrivate(v) {
 					priv.Add(1)
 					return
 				}
@@ -74,7 +74,7 @@ func (p *Pool) Run(f func(w *Worker)) {
 // left private while its owner runs a leaf is. It reads v's deque
 // racily, twice, with a few yields between, during which a forking owner
 // finishes its fork (or makes another, moving its bottom).
-func stuckPrivate(v *Worker) bool {
+func stuckPrivate(v *remote) bool {
 	st := v.dq.Stealer()
 	n, b := st.PeekPrivate(), st.PeekBottom()
 	if n == 0 {

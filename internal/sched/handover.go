@@ -17,7 +17,7 @@ import "strings"
 // handOver is H1-H3 for w, whose holder, goroutine g, the monitor found
 // blocked at two looks (L4) while a parked task of w's is resumable. It
 // reports whether it handed w to that task.
-func (p *Pool) handOver(w *Worker, g int64) bool {
+func (p *Pool) handOver(w *remote, g int64) bool {
 	if !goidFast {
 		// Forks sample the identity check there (debug.go): a holder
 		// whose wait ended would not be stopped at its next fork (H4).
@@ -94,7 +94,7 @@ func (w *Worker) reclaim(g int64) bool {
 	w.resumable = append(w.resumable, c)
 	w.nResumable.Add(1) // after the append, before the token (as resume)
 	w.hmu.Unlock()
-	w.signal()
+	w.remote().signal()
 	c.awaitTurn()
 	w.setHolder(c)
 	w.parked.Add(-1)

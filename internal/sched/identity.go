@@ -214,10 +214,11 @@ func (p *Pool) holderOf(g int64) *Worker {
 					probes.Add(1)
 				}
 				if v&^0xffff == key {
-					w := p.workerAt(int(v & 0xffff))
+					// g's own entry (I4): g holds the worker, or
+					// held it when a hand-over displaced it (stall.md,
+					// H1-H4), its entry staying meanwhile.
+					w := p.slot(int(v & 0xffff)).asHolder()
 					if w.holder.Load() != g && !w.reclaim(g) {
-						// Only during a hand-over (stall.md, H1-H4):
-						// its entry stays while it is displaced.
 						return nil
 					}
 					return w
@@ -228,27 +229,12 @@ func (p *Pool) holderOf(g int64) *Worker {
 			return nil
 		}
 	}
-	for _, w := range p.workers {
+	for w := range p.made() {
 		if w.holder.Load() == g {
-			return w
-		}
-	}
-	for k := range p.stall.spares {
-		if w := p.spareAt(k); w != nil && w.holder.Load() == g {
-			return w
+			return w.asHolder() // g holds it (I4)
 		}
 	}
 	return nil
-}
-
-// workerAt returns the worker or spare whose index is i (stall.md, X1).
-// A spare's entry is registered by its carrier, which was started after
-// the spare was stored: the lookup, by that goroutine (I4), finds it.
-func (p *Pool) workerAt(i int) *Worker {
-	if i < len(p.workers) {
-		return p.workers[i]
-	}
-	return p.spareAt(i - len(p.workers))
 }
 
 // InSection reports whether the calling goroutine is inside a blocking
@@ -258,13 +244,8 @@ func (p *Pool) workerAt(i int) *Worker {
 // Block.Wait, the misuse messages), never on a fast path.
 func (p *Pool) InSection() bool {
 	g := goid()
-	for _, w := range p.workers {
+	for w := range p.made() {
 		if w.inSection(g) {
-			return true
-		}
-	}
-	for k := range p.stall.spares {
-		if w := p.spareAt(k); w != nil && w.inSection(g) {
 			return true
 		}
 	}

@@ -3,7 +3,6 @@ package sched
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -96,7 +95,7 @@ func BenchmarkLook(b *testing.B) {
 func BenchmarkStallTick(b *testing.B) {
 	p := New(Config{Workers: 2, DequeCapacity: 64, Name: "fj", StallThreshold: -1})
 	p.stall.threshold = 50 * time.Millisecond
-	p.stall.spares = make([]atomic.Pointer[Worker], 2*sparesPerWorker)
+	p.slots.init(p.workers, 2*sparesPerWorker)
 	stop := make(chan struct{})
 	var started, done sync.WaitGroup
 	started.Add(2)
@@ -124,7 +123,7 @@ func BenchmarkStallTick(b *testing.B) {
 	for p.inj.len() == 0 {
 		runtime.Gosched()
 	}
-	slots := len(p.workers) + len(p.stall.spares)
+	slots := p.Slots()
 	v := &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
 	for i := range v.standIn {
 		v.standIn[i] = -1

@@ -1,11 +1,8 @@
 package sched
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime/pprof"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -28,7 +25,7 @@ type Pool struct {
 	_    [cacheLine - 8]byte
 
 	// Read-mostly: set at creation, or once at Close.
-	workers []*Worker
+	workers []*remote
 	inj     injector
 	name    string
 	closed  atomic.Bool
@@ -56,6 +53,9 @@ type Pool struct {
 	_        [cacheLine]byte
 	sections sectionGauge
 
+	// slots is the table of the workers and spares (slots.go).
+	slots slotTable
+
 	// stall is the stall monitor and its spares (stall.go).
 	stall stallWatch
 }
@@ -67,30 +67,20 @@ func New(cfg Config) *Pool {
 	cfg.check()
 	n := cfg.Workers
 	p := &Pool{
-		workers: make([]*Worker, n),
+		workers: make([]*remote, n),
 		name:    cfg.Name,
 	}
 	p.holders.init(n)
 	p.sections.init(cfg.MaxBlocking)
 	p.inj.init(min(n, 16))
 	for i := range p.workers {
-		p.workers[i] = &Worker{
-			pool:       p,
-			id:         i,
-			index:      i,
-			wake:       make(chan struct{}, 1),
-			rng:        rand.Uint64() | 1,
-			lastVictim: -1,
-			labels:     pprof.WithLabels(context.Background(), pprof.Labels("fj.pool", cfg.Name, "fj.worker", strconv.Itoa(i))),
-			regionName: cfg.Name + " worker " + strconv.Itoa(i),
-		}
-	}
-	// Every worker starts counted as searching (U1, without the cap: it
-	// is about to make its first search and sleep), so that ctl is never
-	// 0 while a worker is idle (E1 in job.go relies on that).
-	for _, w := range p.workers {
-		w.dq.Init(cfg.DequeCapacity)
+		w := p.newWorker(i, i, nil, cfg.DequeCapacity)
+		// Every worker starts counted as searching (U1, without the
+		// cap: it is about to make its first search and sleep), so that
+		// ctl is never 0 while a worker is idle (E1 in job.go relies on
+		// that). No carrier runs yet: New is its holder until then.
 		w.searching = true
+		p.workers[i] = w.remote()
 	}
 	p.ctl.Store(uint64(n) * searchingOne)
 	p.initStalls(cfg)

@@ -206,7 +206,7 @@ func (w *Worker) stealWorkers() *task {
 // before (taking half of its spine made its joins park: fib on 2 workers
 // ran 19% slower). It returns nil if v publishes nothing (or every race
 // was lost).
-func (w *Worker) stealFrom(v *Worker) *task {
+func (w *Worker) stealFrom(v *remote) *task {
 	if w.pull == nil {
 		w.pull = make([]*task, max(1, w.dq.Cap()/2))
 	}

@@ -144,7 +144,7 @@ func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 // and returns it, or returns nil if it finds none. The scan starts at a
 // rotating position so that wakers spread over the sleepers; it costs a
 // load per worker it passes, only on the wake path.
-func (p *Pool) claimSleeper() *Worker {
+func (p *Pool) claimSleeper() *remote {
 	ws := p.workers
 	n := uint32(len(ws))
 	start := p.wakeHint.Add(1)
@@ -158,14 +158,6 @@ func (p *Pool) claimSleeper() *Worker {
 		}
 	}
 	return nil
-}
-
-// signal gives w a wake-up token; see waiter.signal.
-func (w *Worker) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
 }
 
 // startSearching makes w a searching worker (U1) unless searchers are
@@ -358,16 +350,9 @@ func (p *Pool) hasWork() bool {
 	if p.inj.len() != 0 {
 		return true
 	}
-	for _, v := range p.workers {
+	for v := range p.made() { // the spares' too (stall.md, X2)
 		if v.dq.Stealer().Len() != 0 {
 			return true
-		}
-	}
-	if p.stall.live.Load() != 0 { // stall.md, X2
-		for k := range p.stall.spares {
-			if v := p.spareAt(k); v != nil && v.dq.Stealer().Len() != 0 {
-				return true
-			}
 		}
 	}
 	return false
@@ -405,7 +390,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 	any := false
 	for i, v := range p.workers {
 		self.tops[i] = -1
-		if v != self {
+		if v != self.remote() {
 			if pub, ok := v.dq.Stealer().PrivateMark(); ok {
 				self.tops[i], any = pub, true
 			}
@@ -441,16 +426,9 @@ const privateSpins = 256
 // in any worker's main loop, and none parked. Each worker counts its own
 // (inProgress), so no task writes a pool-global word; this sums them.
 func (p *Pool) idleNow() bool {
-	for _, w := range p.workers {
+	for w := range p.made() { // the spares' too (stall.md, X6)
 		if w.inProgress.Load()&runningMask != 0 {
 			return false
-		}
-	}
-	if p.stall.made.Load() != 0 { // stall.md, X6
-		for k := range p.stall.spares {
-			if w := p.spareAt(k); w != nil && w.inProgress.Load()&runningMask != 0 {
-				return false
-			}
 		}
 	}
 	return true

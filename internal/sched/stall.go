@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"github.com/forkjoin/fj/internal/wsdeque"
-	"math/rand/v2"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -100,10 +99,6 @@ type stallWatch struct {
 	// the workers' (Pool.goroutines): see X6.
 	spareCarriers sync.WaitGroup
 
-	// spares[k] is spare slot k, or nil before its first start; slot k
-	// stands in for worker k mod Workers() or for a spare of that
-	// worker's (X1). Only the monitor stores into it (under mu).
-	spares []atomic.Pointer[Worker]
 	// The counts below are read by Stats from any goroutine; each is a
 	// single word whose own value is all a reader needs (no ordering
 	// with other memory), except live, whose decrement X5 orders before
@@ -158,12 +153,13 @@ func (p *Pool) initStalls(cfg Config) {
 	m.stop = make(chan struct{})
 	if m.threshold < 0 {
 		p.stallState.Store(stallOff)
+		p.slots.init(p.workers, 0) // no spares
 		return
 	}
 	gLook() // L1, once per process, before any look
 	// X1: a spare's holders-table index is Workers()+k, within 16 bits.
 	n := len(p.workers)
-	m.spares = make([]atomic.Pointer[Worker], min(n*sparesPerWorker, (maxWorkers-n)/n*n))
+	p.slots.init(p.workers, min(n*sparesPerWorker, (maxWorkers-n)/n*n))
 }
 
 // armStalls is W2's arming, after the caller's load of the state found
@@ -247,7 +243,7 @@ func (p *Pool) watchStalls() {
 	defer m.monitor.Done()
 	// Started from a worker's goroutine: do not carry its labels.
 	pprof.SetGoroutineLabels(context.Background())
-	slots := len(p.workers) + len(m.spares)
+	slots := p.Slots()
 	v := &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
 	for i := range v.standIn {
 		v.standIn[i] = -1
@@ -305,15 +301,12 @@ func (p *Pool) disarmStalls() bool {
 }
 
 // slotWorker returns the worker or live spare at slot h, or nil.
-func (p *Pool) slotWorker(h int) *Worker {
-	n := len(p.workers)
-	if h < n {
-		return p.workers[h]
+func (p *Pool) slotWorker(h int) *remote {
+	w := p.slot(h)
+	if w != nil && w.asSpare != nil && !w.asSpare.live.Load() {
+		return nil
 	}
-	if s := p.stall.spares[h-n].Load(); s != nil && s.asSpare.live.Load() {
-		return s
-	}
-	return nil
+	return w
 }
 
 // stallTick is one tick of the monitor at time now (W3-W5, X1, X4). It
@@ -397,7 +390,7 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 				p.startStandIn(v, h)
 				soon = true // the spare may block too (a chain)
 			} else {
-				p.stall.spares[v.standIn[h]-len(p.workers)].Load().signal()
+				p.slot(v.standIn[h]).signal()
 			}
 		}
 	}
@@ -411,7 +404,7 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 // loaded: blocked means that g, in a task, waits in the program's code.
 // A holder that is not in a task (searching, asleep: its sleep state
 // says which) or whose goroutine is gone is not blocked.
-func (p *Pool) lookHolder(l *gLayout, w *Worker, mark, g int64) (gState, bool) {
+func (p *Pool) lookHolder(l *gLayout, w *remote, mark, g int64) (gState, bool) {
 	if g == 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
 		return gState{}, false
 	}
@@ -430,7 +423,7 @@ func (p *Pool) lookHolder(l *gLayout, w *Worker, mark, g int64) (gState, bool) {
 
 // standInLive reports whether the spare at slot k is live.
 func (p *Pool) standInLive(k int) bool {
-	s := p.stall.spares[k-len(p.workers)].Load()
+	s := p.slot(k)
 	return s != nil && s.asSpare.live.Load()
 }
 
@@ -442,7 +435,7 @@ func (p *Pool) retireStandIn(v *stallView, h int) {
 		return
 	}
 	v.standIn[h] = -1
-	s := p.stall.spares[k-len(p.workers)].Load()
+	s := p.slot(k)
 	if s != nil && s.asSpare.live.Load() {
 		s.asSpare.retire.Store(true)
 		s.signal()
@@ -459,17 +452,9 @@ func (v *stallView) reset() {
 // guesses them, and the parked tasks ready to resume (W3).
 func (p *Pool) stallWork() (queued, resumable int) {
 	queued = int(p.inj.len())
-	for _, w := range p.workers {
+	for w := range p.made() { // a retired spare's deque is empty (X4)
 		queued += w.dq.Stealer().Peek()
 		resumable += int(w.nResumable.Load())
-	}
-	if p.stall.live.Load() != 0 {
-		for k := range p.stall.spares {
-			if s := p.stall.spares[k].Load(); s != nil && s.asSpare.live.Load() {
-				queued += s.dq.Stealer().Peek()
-				resumable += int(s.nResumable.Load())
-			}
-		}
 	}
 	return queued, resumable
 }
@@ -480,22 +465,16 @@ func (p *Pool) stallWork() (queued, resumable int) {
 func (p *Pool) published() int {
 	n := int(p.inj.len())
 	private := wsdeque.PrivateSteals()
-	for _, w := range p.workers {
-		if private {
+	for w := range p.made() {
+		switch {
+		case private && w.asSpare == nil:
 			// A thief, spares included, takes a worker's private
 			// tasks too (wsdeque.md, D8; search.go, M2): they wait for
 			// any stand-in as published ones do, so a chain of spares
 			// through a barrier grows on them (X1).
 			n += w.dq.Stealer().Peek()
-		} else {
+		default:
 			n += w.dq.Stealer().Len()
-		}
-	}
-	if p.stall.live.Load() != 0 {
-		for k := range p.stall.spares {
-			if s := p.stall.spares[k].Load(); s != nil && s.asSpare.live.Load() {
-				n += s.dq.Stealer().Len()
-			}
 		}
 	}
 	return n
@@ -512,8 +491,8 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 	if m.stopped {
 		return
 	}
-	for k := root; k < len(m.spares); k += n {
-		s := m.spares[k].Load()
+	for k := root; n+k < p.Slots(); k += n {
+		s := p.slot(n + k)
 		if s == nil {
 			s = p.newSpare(k)
 		}
@@ -533,35 +512,18 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 	m.atLimit.Add(1)
 }
 
-// newSpare makes spare slot k (X1): it stands in for worker k mod
-// Workers(), whose ID it reports, or for a spare of that worker's.
-func (p *Pool) newSpare(k int) *Worker {
+// newSpare makes spare slot k (X1), at slot Workers()+k: it stands in
+// for worker k mod Workers(), whose ID it reports, or for a spare of that
+// worker's. The monitor calls it under stall.mu.
+func (p *Pool) newSpare(k int) *remote {
 	n := len(p.workers)
-	id := k % n
-	s := &Worker{
-		pool:       p,
-		id:         id,
-		index:      n + k,
-		asSpare:    new(spareState),
-		wake:       make(chan struct{}, 1),
-		rng:        rand.Uint64() | 1,
-		lastVictim: -1,
-		labels: pprof.WithLabels(context.Background(),
-			pprof.Labels("fj.pool", p.name, "fj.worker", strconv.Itoa(id), "fj.spare", strconv.Itoa(k/n))),
-		regionName: p.name + " spare " + strconv.Itoa(id) + "." + strconv.Itoa(k/n),
+	s := p.newWorker(k%n, n+k, new(spareState), p.workers[0].dq.Cap()).remote()
+	p.slots.all[n+k].Store(s)
+	if made := int32(n + k + 1); made > p.slots.made.Load() {
+		p.slots.made.Store(made) // after the entry (slots.go)
 	}
-	s.dq.Init(p.workers[0].dq.Cap())
-	p.stall.spares[k].Store(s)
 	p.stall.made.Add(1)
 	return s
-}
-
-// spareAt returns spare slot k, or nil.
-func (p *Pool) spareAt(k int) *Worker {
-	if k < 0 || k >= len(p.stall.spares) {
-		return nil
-	}
-	return p.stall.spares[k].Load()
 }
 
 // spareHold is a spare's holder loop (X2, X4, X5), the counterpart of a
@@ -680,10 +642,8 @@ func (w *Worker) exitSpare(c *carrier) {
 
 // stealSpares tries every live spare's deque once, for steal.
 func (w *Worker) stealSpares() *task {
-	m := &w.pool.stall
-	for k := range m.spares {
-		s := m.spares[k].Load()
-		if s == nil || s == w {
+	for s := range w.pool.madeSpares() {
+		if s == w.remote() {
 			continue
 		}
 		if t := s.dq.Stealer().Steal(); t != nil {
@@ -697,7 +657,7 @@ func (w *Worker) stealSpares() *task {
 // noteBlock is W5's collection: the first compensated block of the pool
 // starts a report, with the stacks of the holders blocked then (one
 // bounded dump); every block seen until its delivery joins it.
-func (p *Pool) noteBlock(v *stallView, h int, w *Worker, s *stallSeen, now time.Time) {
+func (p *Pool) noteBlock(v *stallView, h int, w *remote, s *stallSeen, now time.Time) {
 	m := &p.stall
 	if m.reported.Load() {
 		return

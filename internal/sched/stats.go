@@ -86,10 +86,8 @@ func (p *Pool) Snapshot() Snapshot {
 	for i, w := range p.workers {
 		s.Workers[i] = w.snapshot()
 	}
-	for k := range p.stall.spares {
-		if w := p.spareAt(k); w != nil {
-			s.Workers[w.id] = s.Workers[w.id].Plus(w.snapshot())
-		}
+	for w := range p.madeSpares() { // a spare's, added to its worker's
+		s.Workers[w.id] = s.Workers[w.id].Plus(w.snapshot())
 	}
 	s.Blocking, s.MostBlocking = p.blockingStats()
 	s.Spares = uint64(max(0, p.stall.live.Load()))
@@ -97,14 +95,4 @@ func (p *Pool) Snapshot() Snapshot {
 	s.SparesAtLimit = p.stall.atLimit.Load()
 	s.HandOvers = p.stall.handOvers.Load()
 	return s
-}
-
-// snapshot returns w's published counters.
-func (w *Worker) snapshot() Counters {
-	var c Counters
-	for i := range w.pub {
-		c[i] = w.pub[i].Load()
-	}
-	c[countParked] = uint64(max(0, w.parked.Load()))
-	return c
 }

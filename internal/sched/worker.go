@@ -22,16 +22,18 @@ import (
 // another goroutine, nor after that task has returned. Its methods are not
 // safe for concurrent use.
 //
-// Who may call what. Any goroutine may call ID, Slot and Pool (fixed at
-// creation); held, Held, Check, mustHold and notHeld (the identity check,
-// whose point is to be asked by anyone: identity.go, debug.go); signal
-// (a wake-up token: sleep.go), resume and resumeSection (an event's setter
-// and a section's goroutine make a carrier resumable: carrier.go, C3),
-// inSection (I6), snapshot (Stats) and carrierGroup; and, on another
-// worker's deque, only what its Stealer offers (wsdeque.go). Every other
-// method is the holder's: only the goroutine holding w (its current
-// carrier, carrier.go) calls it, and the deque's owner operations are
-// methods of wsdeque.Deque, which a thief never reaches.
+// Who may call what. A goroutine that does not hold w sees it as a
+// remote (remote.go): the slot table, a carrier's worker and the wakers'
+// scans hand out remotes, whose methods (signal, resume, resumeSection,
+// popResumable under hmu, inSection, snapshot, carrierGroup, newCarrier)
+// are the only ones such a goroutine may call, and, on w's deque, only
+// what its Stealer offers (wsdeque.go). Of the Worker's own methods, any
+// goroutine may call ID, Slot and Pool (fixed at creation) and the
+// identity check (Held, Check, held, mustHold, notHeld: identity.go,
+// debug.go), whose point is to be asked by anyone; every other one is the
+// holder's: only the goroutine holding w (its current carrier,
+// carrier.go) calls it, reaching it from a remote through asHolder, the
+// one cast, which names why it is sound.
 type Worker struct {
 	// The deque, in the worker rather than behind a pointer: the fork
 	// path reads its owner's fields on every fork and join, and a pointer
@@ -127,10 +129,6 @@ func (w *Worker) ID() int { return w.id }
 // to Slots()-1: a worker's ID, or Workers()+k for the spare of worker k
 // (stall.md, X1). Per-worker state indexed by it is never shared.
 func (w *Worker) Slot() int { return w.index }
-
-// Slots returns the number of slots (Worker.Slot) of p: its workers and
-// the spares it may start.
-func (p *Pool) Slots() int { return len(p.workers) + len(p.stall.spares) }
 
 // Pool returns the pool w belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }

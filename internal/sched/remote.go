@@ -1,0 +1,115 @@
+package sched
+
+import "sync"
+
+// remote is a worker as a goroutine that does not hold it sees it: the
+// same memory as the Worker, through a type whose methods are the only
+// ones such a goroutine may call, as wsdeque.Stealer is a Deque seen by a
+// thief. The pool's slot table (Pool.slots) and a carrier's worker
+// (carrier.w) are remotes: the monitor, wakers, thieves and event setters
+// reach a holder's method only through Worker.of's cast, which names the
+// reason it is sound (the caller holds the worker, or is about to). On
+// another worker's deque, only what its Stealer offers is for them
+// (wsdeque.go); the fields fixed at creation (pool, id, index, wake) any
+// goroutine may read.
+type remote Worker
+
+// remote returns w seen from another goroutine.
+func (w *Worker) remote() *remote { return (*remote)(w) }
+
+// asHolder returns r seen by its holder: the one cast from a remote to the
+// holder's type. Only the goroutine holding r (its current carrier,
+// carrier.go), or the one about to take it over with nothing on its stack
+// yet (a carrier starting, or handed r by a turn token: C2, C4, H3),
+// calls it.
+func (r *remote) asHolder() *Worker { return (*Worker)(r) }
+
+// signal gives w a wake-up token; see waiter.signal.
+func (w *remote) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// carrierGroup is the WaitGroup that counts w's carrier goroutines: the
+// pool's, or for a spare the spares' (stall.md, X6).
+func (w *remote) carrierGroup() *sync.WaitGroup {
+	if w.asSpare != nil {
+		return &w.pool.stall.spareCarriers
+	}
+	return &w.pool.goroutines
+}
+
+// resume makes c, parked in WaitFor, resumable: its event is set (C3,
+// carrier.md). Any goroutine may call it (it runs in the event's setter). The holder is
+// woken in case it sleeps; it hands the worker back at its next safe point
+// (see run, search and sleep).
+func (w *remote) resume(c *carrier) {
+	w.hmu.Lock()
+	w.resumable = append(w.resumable, c)
+	// Counted after the append and before the wake-up token: a holder
+	// that re-checks nResumable after announcing its sleep sees it, or
+	// else finds the token (sleep.md, S2).
+	w.nResumable.Add(1)
+	w.hmu.Unlock()
+	w.signal()
+	w.pool.armOnResume()
+}
+
+// resumeSection is resume for c, whose goroutine leaves a blocking
+// section's f (blocking.go, B5): it takes c off w.sections (I6) and makes
+// it resumable in one locked step.
+func (w *remote) resumeSection(c *carrier) {
+	w.hmu.Lock()
+	i, last := c.section, len(w.sections)-1
+	w.sections[i] = w.sections[last]
+	w.sections[i].section = i
+	w.sections[last] = nil
+	w.sections = w.sections[:last]
+	c.section = -1
+	w.resumable = append(w.resumable, c)
+	w.nResumable.Add(1) // as in resume
+	w.hmu.Unlock()
+	w.signal()
+	w.pool.armOnResume()
+}
+
+// inSection reports whether goroutine g is in a blocking section's f of
+// a task of w's, having given w up (I6). Only g may ask about itself, as
+// in I4: its own entry was written by itself, and no other entry can
+// carry its id.
+func (w *remote) inSection(g int64) bool {
+	w.hmu.Lock()
+	defer w.hmu.Unlock()
+	for _, c := range w.sections {
+		if c.goid == g {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshot returns w's published counters.
+func (w *remote) snapshot() Counters {
+	var c Counters
+	for i := range w.pub {
+		c[i] = w.pub[i].Load()
+	}
+	c[countParked] = uint64(max(0, w.parked.Load()))
+	return c
+}
+
+// popResumable takes the most recently resumed carrier; w.hmu is held,
+// by the holder (C2, C4) or by the monitor handing w over (stall.md, H3).
+func (w *remote) popResumable() *carrier {
+	n := len(w.resumable)
+	if n == 0 {
+		return nil
+	}
+	c := w.resumable[n-1]
+	w.resumable[n-1] = nil
+	w.resumable = w.resumable[:n-1]
+	w.nResumable.Add(-1)
+	return c
+}
