@@ -169,7 +169,7 @@ func BenchmarkPartlyBusy(b *testing.B) {
 // calls b.Run 1,000 times in a loop, each task holding its worker about
 // 50 µs, on 2 workers; beside it, the same tasks as a goroutine each
 // with a WaitGroup, in the same run. An idle worker takes half of what
-// the generator queued at each steal (wsdeque.md, G1), so the tasks are
+// the generator queued at each steal (wsdeque.md, M1), so the tasks are
 // spread in a few steals, not one per task: steals/op is the tasks
 // taken from another deque, stealops/op the steals that took them.
 func BenchmarkGenerator(b *testing.B) {

@@ -266,7 +266,7 @@ func (s *seqPull) submit(task func(w *pool.Worker)) {
 		oldest := s.inFlight[0]
 		s.inFlight[0] = nil
 		s.inFlight = s.inFlight[1:]
-		s.waiting.Store(oldest) // L1
+		s.waiting.Store(oldest) // L1: before the load of the flag (L3)
 		if !s.ctl.flag.f.Load() {
 			s.w.WaitFor(oldest)
 		}
@@ -281,7 +281,7 @@ func (s *seqPull) failed(p *sched.Panic) {
 	s.panics = append(s.panics, p)
 	s.mu.Unlock()
 	s.ctl.flag.Stop()
-	if l := s.waiting.Load(); l != nil {
+	if l := s.waiting.Load(); l != nil { // L2: after the flag (L3)
 		l.Set()
 	}
 }

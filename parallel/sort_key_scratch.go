@@ -33,44 +33,44 @@ import (
 // no scratch long enough allocates one, and has its pages faulted in by
 // the workers, each its own part, while they compute the keys (C3).
 //
-// C1. A cache keeps, per element type, the scratches of calls that have
-//     returned, at most GOMAXPROCS of them (when there are more, the
-//     shortest goes), each as long as the call that allocated it. A call
-//     takes the one released last among those long enough for it; calls
-//     running at once take different ones. sync.Pool is not used: its
-//     per-P slots give a scratch released on one P only to a call on
-//     that P, and a call on another P would allocate a second one.
-// C2. A scratch left in the cache through two garbage collections is
-//     dropped, and freed by the next one. The collections are counted by
-//     the finalizer of an object that is made unreachable again at each
-//     run (gcClock): it sweeps every cache once per collection while
-//     some cache holds a scratch, and is not armed otherwise.
-// C3. A fresh scratch holds zeros only. Its pages are faulted in by the
-//     key pass, which runs on every worker: each piece of the slice maps
-//     its part of buf, of the keys and of their buffer (prefault: one
-//     system call on Linux, MADV_POPULATE_WRITE; a write of a zero per
-//     page elsewhere, or where the kernel has no such call). The
-//     runtime's own zeroing of reused memory, when make does it, cannot
-//     be spread so: a call that allocates then pays it (C1 makes such
-//     calls rare).
+//	C1  A cache keeps, per element type, the scratches of calls that have
+//	    returned, at most GOMAXPROCS of them (when there are more, the
+//	    shortest goes), each as long as the call that allocated it. A call
+//	    takes the one released last among those long enough for it; calls
+//	    running at once take different ones. sync.Pool is not used: its
+//	    per-P slots give a scratch released on one P only to a call on
+//	    that P, and a call on another P would allocate a second one.
+//	C2  A scratch left in the cache through two garbage collections is
+//	    dropped, and freed by the next one. The collections are counted by
+//	    the finalizer of an object that is made unreachable again at each
+//	    run (gcClock): it sweeps every cache once per collection while
+//	    some cache holds a scratch, and is not armed otherwise.
+//	C3  A fresh scratch holds zeros only. Its pages are faulted in by the
+//	    key pass, which runs on every worker: each piece of the slice maps
+//	    its part of buf, of the keys and of their buffer (prefault: one
+//	    system call on Linux, MADV_POPULATE_WRITE; a write of a zero per
+//	    page elsewhere, or where the kernel has no such call). The
+//	    runtime's own zeroing of reused memory, when make does it, cannot
+//	    be spread so: a call that allocates then pays it (C1 makes such
+//	    calls rare).
 //
-//     A call that allocates still pays for its fresh pages, and by their
-//     number (issue 32, measured on the development VM, 4M 32-byte
-//     records after three collections and debug.FreeOSMemory): the
-//     cost is mostly the host's, not the guest kernel's. The guest
-//     reports memory it frees to the host in 2 MiB blocks (virtio-balloon
-//     free page reporting), the host discards it, and the next touch
-//     faults there too: 5 to 27 µs per 4 KiB page, with the time in the
-//     guest's clear_page. Asking for transparent huge pages
-//     (MADV_HUGEPAGE on the scratch) cut the faults from 49,000 to 1,200
-//     a call but not the time, so it is not done; only a smaller scratch,
-//     or one whose pages are not given back, makes such a call cheaper
-//     (A1-A3).
-// C4. With elements that hold pointers, buf is all zero whenever the
-//     scratch is in the cache, so that it keeps no stale copy of an
-//     element, and what the element points to, alive: every range of buf
-//     is cleared once its elements are final in s (radixSorter.done).
-//     The keys hold no pointers and are left as they are.
+//	    A call that allocates still pays for its fresh pages, and by their
+//	    number (issue 32, measured on the development VM, 4M 32-byte
+//	    records after three collections and debug.FreeOSMemory): the
+//	    cost is mostly the host's, not the guest kernel's. The guest
+//	    reports memory it frees to the host in 2 MiB blocks (virtio-balloon
+//	    free page reporting), the host discards it, and the next touch
+//	    faults there too: 5 to 27 µs per 4 KiB page, with the time in the
+//	    guest's clear_page. Asking for transparent huge pages
+//	    (MADV_HUGEPAGE on the scratch) cut the faults from 49,000 to 1,200
+//	    a call but not the time, so it is not done; only a smaller scratch,
+//	    or one whose pages are not given back, makes such a call cheaper
+//	    (A1-A3).
+//	C4  With elements that hold pointers, buf is all zero whenever the
+//	    scratch is in the cache, so that it keeps no stale copy of an
+//	    element, and what the element points to, alive: every range of buf
+//	    is cleared once its elements are final in s (radixSorter.done).
+//	    The keys hold no pointers and are left as they are.
 
 // Arenas (Linux, elements without pointers, scratches of 1 MiB or more).
 // A program that sorts now and then, allocating in between, collects
@@ -80,22 +80,22 @@ import (
 // of a call's time for 4M records). So such a scratch lives outside the
 // Go heap, and outlives C2 for a while:
 //
-// A1. The scratch of a call on elements without pointers, if it is
-//     1 MiB or more, is one mapping (an arena): the keys and their
-//     buffer, then buf. It is in the cache as any scratch (C1, C2).
-// A2. When the cache lets its scratch go (C1, C2), or the scratch is
-//     collected (a finalizer: left by a call whose key panicked), the
-//     arena is kept idle, mapped, its pages as they are. A call that
-//     finds no scratch in its cache takes the shortest idle arena long
-//     enough before it maps a fresh one. The pages are not lazily freed
-//     (MADV_FREE): on the development VM the first write to each page
-//     after it cost as much as a fresh page (the whole call, about 850
-//     ms of CPU against 290 ms kept as they are).
-// A3. At most arenaKeep arenas are idle (the shortest is unmapped), and
-//     an arena idle for arenaTTL is unmapped, by a timer that runs only
-//     while some arena is idle: a program that has stopped sorting holds
-//     the memory for at most arenaTTL. The Go runtime does not count it
-//     (GOMEMLIMIT, runtime/metrics).
+//	A1  The scratch of a call on elements without pointers, if it is
+//	    1 MiB or more, is one mapping (an arena): the keys and their
+//	    buffer, then buf. It is in the cache as any scratch (C1, C2).
+//	A2  When the cache lets its scratch go (C1, C2), or the scratch is
+//	    collected (a finalizer: left by a call whose key panicked), the
+//	    arena is kept idle, mapped, its pages as they are. A call that
+//	    finds no scratch in its cache takes the shortest idle arena long
+//	    enough before it maps a fresh one. The pages are not lazily freed
+//	    (MADV_FREE): on the development VM the first write to each page
+//	    after it cost as much as a fresh page (the whole call, about 850
+//	    ms of CPU against 290 ms kept as they are).
+//	A3  At most arenaKeep arenas are idle (the shortest is unmapped), and
+//	    an arena idle for arenaTTL is unmapped, by a timer that runs only
+//	    while some arena is idle: a program that has stopped sorting holds
+//	    the memory for at most arenaTTL. The Go runtime does not count it
+//	    (GOMEMLIMIT, runtime/metrics).
 
 // keyScratch is the scratch memory of a SortByKey call: buf, a buffer at
 // least as long as the slice, and keys, the keys and their buffer (twice

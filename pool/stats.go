@@ -11,7 +11,7 @@ import (
 // Stats is a snapshot of a pool's counters, per worker and in total.
 //
 // A worker counts in plain owner-only variables (an atomic add per task would
-// cost more than a fork) and publishes them whenever it runs out of local
+// cost more than a fork) and copies them out whenever it runs out of local
 // work, before it sleeps, every 4096 tasks and when it exits. A snapshot
 // taken while workers are busy may therefore lag behind by the work done
 // since; once the pool is idle or closed it is exact.

@@ -19,7 +19,7 @@ import (
 //	    or code already inside a section, whose carrier gave its worker
 //	    away) the section just calls f.
 //	B2  It hands the worker off as a parking WaitFor does (C2): to a
-//	    resumable carrier, a spare or a new one, after unregistering from
+//	    resumable carrier, an idle one or a new one, after unregistering from
 //	    the holders table (I3), and it enters itself in the worker's list
 //	    of sections (I6) in the same locked step. From then on the
 //	    goroutine holds no worker: calls on a *Pool made in f behave as

@@ -27,7 +27,7 @@ type carrier struct {
 	slot       *atomic.Uint64
 	overflowed bool
 	// turn receives a token when the carrier is handed the worker (or,
-	// for a spare with quit set, told to exit).
+	// for an idle carrier with quit set, told to exit).
 	turn chan struct{}
 	quit bool // under w.hmu: exit instead of taking the worker
 	// section is c's index in w.sections while c's goroutine is in a
@@ -76,7 +76,7 @@ func (w *remote) newCarrier() *carrier {
 }
 
 // startCarrier starts a goroutine for c; holding says whether it starts
-// as the worker's holder or as a parked spare.
+// as the worker's holder or as an idle carrier.
 func (p *Pool) startCarrier(c *carrier, holding bool) {
 	c.w.carrierGroup().Add(1)
 	go c.run(holding)
@@ -156,7 +156,7 @@ func (c *carrier) wake() { c.w.resume(c) }
 // handOff (C2, carrier.md) gives w, held by c which is about to park, to
 // the next carrier:
 // a resumable one if any (possibly c itself, if its event was set in the
-// meantime), else a spare, else a new one. With section, c is entering a
+// meantime), else an idle one, else a new one. With section, c is entering a
 // blocking section's f (blocking.go, B2) and is listed in w.sections in
 // the same locked step (identity.md, I6).
 func (w *Worker) handOff(c *carrier, section bool) {
@@ -186,8 +186,8 @@ type yieldOutcome int
 
 const (
 	kept  yieldOutcome = iota // nobody was resumable after all: still the holder
-	spare                     // gave the worker away; now a spare, awaiting a turn
-	exit                      // gave the worker away; enough spares: exit
+	spare                     // gave the worker away; now an idle carrier, awaiting a turn
+	exit                      // gave the worker away; enough idle carriers: exit
 )
 
 // yieldToResumable gives w, held by c at a safe point, to a resumable
@@ -214,7 +214,7 @@ func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 
 // handBack is a holder's safe point once a parked task of w's is
 // resumable (C4): it gives w, held by c, to that task's carrier and, if c
-// stays as a spare, waits until it is handed w again. It reports whether c
+// stays as an idle carrier, waits until it is handed w again. It reports whether c
 // holds w on return; false: c must exit.
 func (w *Worker) handBack(c *carrier) bool {
 	switch w.yieldToResumable(c) {
@@ -229,7 +229,7 @@ func (w *Worker) handBack(c *carrier) bool {
 	return true
 }
 
-// dismissSpares tells w's spare carriers to exit, at shutdown.
+// dismissSpares tells w's idle carriers to exit, at shutdown.
 func (w *Worker) dismissSpares() {
 	w.hmu.Lock()
 	for _, s := range w.spares {

@@ -23,7 +23,7 @@ import (
 //	    a fork after the end always is: no task runs after the group's
 //	    join returned, and none is added to a group nobody waits for.
 //	G3  A task's end (Done) takes 2 off n; the one that brings pending to
-//	    0 wakes the waiters, as Counter does.
+//	    0 wakes the waiters, as Latch.Set does (sleep.md, event setter).
 //	G4  Wait (the opener's) takes back the group's own tasks from the
 //	    bottom of its worker's deque and runs them inline (J1, J2: they
 //	    are what it waits for), then waits for the rest (J3).
@@ -92,9 +92,10 @@ func (g *Group) addN(d int64) {
 		panic("sched: Group below zero")
 	}
 	if v>>1 == 0 && g.waiters.Load() != nil {
-		// As Counter.Add: whoever brings pending to zero swaps the
+		// As Latch.Set: whoever brings pending to zero swaps the
 		// waiter list after it, so a waiter that saw pending tasks
-		// before registering cannot be missed.
+		// before registering cannot be missed (sleep.md, "Why no
+		// wake-up is lost": a counter's waiters).
 		for n := g.waiters.Swap(nil); n != nil; n = n.next {
 			n.signal()
 		}

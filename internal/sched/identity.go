@@ -260,7 +260,7 @@ func (w *Worker) held() bool { return w.holder.Load() == goid() }
 func (w *Worker) Held() bool { return w.held() }
 
 // pools lists the pools that are open or closing, for lookups that do not
-// know the pool (Current). Pools are created and closed rarely: a mutex
+// know the pool (current). Pools are created and closed rarely: a mutex
 // orders the writers, and readers load the list without it.
 var pools struct {
 	mu   sync.Mutex

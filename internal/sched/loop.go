@@ -18,10 +18,10 @@ import "runtime/trace"
 //	            worker's became resumable (handingOff), or because the pool
 //	            shut down with nothing left (exiting).
 //	handingOff  a safe point, no task on this goroutine's stack: the holder
-//	            gives the worker to a resumable carrier and becomes a spare
-//	            (or exits, if there are spares enough); if it is handed the
+//	            gives the worker to a resumable carrier and becomes an idle
+//	            carrier (or exits, if there are enough); if it is handed the
 //	            worker again later, it resumes in running.
-//	exiting     publish the counters, dismiss the spares, end the goroutine.
+//	exiting     flush the counters, dismiss the idle carriers, end the goroutine.
 //
 // A task that waits (WaitFor) leaves this loop from inside running: its
 // carrier parks with the task on its stack and hands the worker to another

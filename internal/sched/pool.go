@@ -212,7 +212,7 @@ func (p *Pool) wait(e Event) {
 	ch := make(chan struct{}, 1)
 	for !e.IsSet() {
 		// Register, re-check, park: the event's setter either sees our
-		// node or we see it set (see Latch and Counter).
+		// node or we see it set (see Latch and Group).
 		if !e.addWaiter(&waiter{w: chanWaker(ch)}) || e.IsSet() {
 			return
 		}

@@ -90,7 +90,7 @@ func (w *remote) inSection(g int64) bool {
 	return false
 }
 
-// snapshot returns w's published counters.
+// snapshot returns w's flushed counters.
 func (w *remote) snapshot() Counters {
 	var c Counters
 	for i := range w.pub {

@@ -30,8 +30,9 @@ const (
 
 // counters is the owner-only working copy of a worker's Counters. A worker
 // counts in plain variables (an atomic add per task would cost more than a
-// fork) and publishes them whenever it runs out of local work, before it
-// sleeps, every 4096 tasks and when it exits.
+// fork) and flushes them to a copy that Snapshot reads whenever it runs
+// out of local work, before it sleeps, every 4096 tasks and when it exits
+// ("publish" is for tasks only: making them visible to thieves).
 type counters = Counters
 
 // Plus returns c and o added counter by counter: the counters of two
@@ -64,7 +65,7 @@ func (w *Worker) publish() {
 
 // Snapshot is what Pool.Snapshot returns.
 type Snapshot struct {
-	// Workers holds every worker's published counters, indexed by worker
+	// Workers holds every worker's flushed counters, indexed by worker
 	// id, a spare's added to those of the worker it stands in for.
 	Workers []Counters
 	// Submitted counts the tasks submitted from outside.
