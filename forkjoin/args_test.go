@@ -261,7 +261,7 @@ func TestArgFormsForeignGoroutine(t *testing.T) {
 // JoinArgs allocates nothing per call on one worker from the second call
 // on, at depth 10 and 20 alike: the jobs a recursion's right spine moves
 // past the deque's indices (wsdeque.md, D5a: each is taken back by the
-// top) are kept for its deepest forks (Moved, spareMoved), which would
+// top) are kept for its deepest forks (Moved, reusableMoved), which would
 // otherwise meet slots that never held a job, call after call, until the
 // indices had gone round the ring (4 and 9 allocations a call before).
 // Measured over 100 calls, from the process's malloc count, which other

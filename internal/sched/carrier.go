@@ -52,16 +52,16 @@ type carrier struct {
 	race atomic.Uint32 //lint:ignore U1000 used in race builds (race_on.go)
 }
 
-// maxSpares bounds the idle carriers a worker keeps for later hand-offs;
+// maxIdleCarriers bounds the idle carriers a worker keeps for later hand-offs;
 // beyond it, a carrier that gives its worker away exits.
-const maxSpares = 2
+const maxIdleCarriers = 2
 
 // carriers is the state a worker shares with goroutines that are not its
 // holder: the event setters that make carriers resumable, and the holder's
 // hand-offs. It is touched only on the slow path, under Worker.hmu.
 type carriers struct {
 	resumable []*carrier // parked, their event set, waiting for the worker
-	spares    []*carrier // idle, parked, available for a hand-off
+	idle      []*carrier // idle, parked, available for a hand-off
 	// sections lists the carriers in a blocking section's f, which gave
 	// w up (identity.md, I6): by whom the goroutine-identity checks tell
 	// a section from a goroutine outside the pool.
@@ -168,9 +168,9 @@ func (w *Worker) handOff(c *carrier, section bool) {
 	}
 	next := w.remote().popResumable()
 	if next == nil {
-		if n := len(w.spares); n > 0 {
-			next = w.spares[n-1]
-			w.spares = w.spares[:n-1]
+		if n := len(w.idle); n > 0 {
+			next = w.idle[n-1]
+			w.idle = w.idle[:n-1]
 		}
 	}
 	w.hmu.Unlock()
@@ -185,9 +185,9 @@ func (w *Worker) handOff(c *carrier, section bool) {
 type yieldOutcome int
 
 const (
-	kept  yieldOutcome = iota // nobody was resumable after all: still the holder
-	spare                     // gave the worker away; now an idle carrier, awaiting a turn
-	exit                      // gave the worker away; enough idle carriers: exit
+	kept     yieldOutcome = iota // nobody was resumable after all: still the holder
+	wentIdle                     // gave the worker away; now an idle carrier, awaiting a turn
+	exit                         // gave the worker away; enough idle carriers: exit
 )
 
 // yieldToResumable gives w, held by c at a safe point, to a resumable
@@ -203,9 +203,9 @@ func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 	}
 	w.unregister(c) // before the next holder registers (identity.md, I3)
 	out := exit
-	if len(w.spares) < maxSpares {
-		w.spares = append(w.spares, c)
-		out = spare
+	if len(w.idle) < maxIdleCarriers {
+		w.idle = append(w.idle, c)
+		out = wentIdle
 	}
 	w.hmu.Unlock()
 	next.turn <- struct{}{}
@@ -218,7 +218,7 @@ func (w *Worker) yieldToResumable(c *carrier) yieldOutcome {
 // holds w on return; false: c must exit.
 func (w *Worker) handBack(c *carrier) bool {
 	switch w.yieldToResumable(c) {
-	case spare:
+	case wentIdle:
 		if !c.awaitTurn() {
 			return false
 		}
@@ -229,13 +229,13 @@ func (w *Worker) handBack(c *carrier) bool {
 	return true
 }
 
-// dismissSpares tells w's idle carriers to exit, at shutdown.
-func (w *Worker) dismissSpares() {
+// dismissIdleCarriers tells w's idle carriers to exit, at shutdown.
+func (w *Worker) dismissIdleCarriers() {
 	w.hmu.Lock()
-	for _, s := range w.spares {
+	for _, s := range w.idle {
 		s.quit = true
 		s.turn <- struct{}{}
 	}
-	w.spares = nil
+	w.idle = nil
 	w.hmu.Unlock()
 }

@@ -106,9 +106,9 @@ func Submit[P any](p *Pool, f func(w *P)) {
 // Wait blocks the calling goroutine, which is not a worker, until e is set.
 func Wait(p *Pool, e Event) { p.wait(e) }
 
-// Share publishes w's private forks if E2 says so (job.go), for tests that
+// PublishIfDue publishes w's private forks if E2 says so (job.go), for tests that
 // wait for a fork to be stolen without joining it.
-func Share(w *Worker) { w.exposeIfDue() }
+func PublishIfDue(w *Worker) { w.publishIfDue() }
 
 // Reset makes a set latch unset again (for the latch's own tests).
 func (l *Latch) Reset() { l.reset() }

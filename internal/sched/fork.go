@@ -4,39 +4,39 @@ package sched
 // worker's deque, recycled or new, and when the deque's private tasks are
 // published.
 
-// spare returns the recycled task in the deque slot that w's next fork
+// reusable returns the recycled task in the deque slot that w's next fork
 // fills, or nil (J4); refork forks it again. Only the goroutine holding w
 // may call it. It is inlined into the typed forms below.
-func (w *Worker) spare() *task {
-	t := w.dq.Spare()
-	if t == nil || t.forker != w || !t.free { // recycle never frees a spilled task
+func (w *Worker) reusable() *task {
+	t := w.dq.Reusable()
+	if t == nil || t.forker != w || !t.recycled { // recycle never frees a spilled task
 		return nil
 	}
 	return t
 }
 
-// spareMoved is spare for a fork that found no recycled task of its type
-// in the slot it fills, before it allocates one: the newest free task
-// that w took back by the top (D5a, D3's last item) is stored in that slot
-// (SetSpare) and returned. That is where jobs claimed back by the top are
+// reusableMoved is reusable for a fork that found no recycled task of its
+// type in the slot it fills, before it allocates one: the newest recycled
+// task that w took back by the top (D5a, D3's last item) is stored in that
+// slot (SetReusable) and returned. That is where jobs claimed back by the top are
 // (wsdeque.md, Moved): a fork published because its deque exposed nothing
 // (E1), taken back as the deque's last item, moves the deque's indices,
 // and so every deeper slot, one place on. A recursion moves them once per
 // level of its right spine, and without this its deepest forks would
 // meet slots that never held a job and allocate, call after call, until
-// the indices went round the ring. Moved tasks that are not free yet (or
-// not w's) are dropped: they are in another slot too. Not inlined: spare
-// must be.
+// the indices went round the ring. Moved tasks that are not recycled yet
+// (or not w's) are dropped: they are in another slot too. Not inlined:
+// reusable must be.
 //
 //go:noinline
-func (w *Worker) spareMoved() *task {
+func (w *Worker) reusableMoved() *task {
 	for {
 		t := w.dq.Moved()
 		if t == nil {
 			return nil
 		}
-		if t.forker == w && t.free {
-			if !w.dq.SetSpare(t) {
+		if t.forker == w && t.recycled {
+			if !w.dq.SetReusable(t) {
 				return nil
 			}
 			return t
@@ -48,12 +48,12 @@ func (w *Worker) spareMoved() *task {
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
 // goroutine running w's current task may call it.
-func (w *Worker) recycle(t *task) { t.free = !t.spilled.Load() }
+func (w *Worker) recycle(t *task) { t.recycled = !t.spilled.Load() }
 
-// refork forks again t, the recycled task that spare has just returned
+// refork forks again t, the recycled task that reusable has just returned
 // (J4), as fork does: the common case of recursive code, where the slot
 // the fork fills already holds t and nothing but the private bottom
-// changes. No other operation on w may come between spare and refork. The
+// changes. No other operation on w may come between reusable and refork. The
 // common case of that common case, the scope unchanged and nothing to
 // publish, is reforkFast, inlined into the caller; refork is its slow end:
 //
@@ -61,26 +61,26 @@ func (w *Worker) recycle(t *task) { t.free = !t.spilled.Load() }
 //		w.refork(t)
 //	}
 func (w *Worker) refork(t *task) {
-	if t.free {
+	if t.recycled {
 		// reforkFast did not push it: its scope differs.
-		t.free = false
+		t.recycled = false
 		w.fork(t) // stores the scope, and pushes
 		return
 	}
-	w.share() // E1 was due after the push
+	w.publish() // E1 was due after the push
 }
 
 // reforkFast pushes t, recycled, when its scope is unchanged: plain loads
 // and stores. E1's test comes after the push (the order matters: sleep.md,
 // S2a, pairs E1's load of ctl with a sleeper's heavy barrier). It reports
 // false when refork must finish: t was not pushed (its scope differs, and
-// t.free is still set), or it was and E1 is due.
+// t.recycled is still set), or it was and E1 is due.
 func (w *Worker) reforkFast(t *task) bool {
 	if t.scope != w.scope {
 		return false
 	}
-	t.free = false
-	w.dq.PushSpare()
+	t.recycled = false
+	w.dq.PushReusable()
 	return !w.publishDue() // E1
 }
 
@@ -99,7 +99,7 @@ func (w *Worker) fork(t *task) {
 		w.overflow(t)
 	}
 	if w.publishDue() { // E1
-		w.share()
+		w.publish()
 	}
 }
 
@@ -116,12 +116,12 @@ func (p *Pool) wantsWork() bool { return p.ctl.Load() != 0 }
 // which only steals write. Only the goroutine holding w may call it.
 func (w *Worker) publishDue() bool { return w.pool.wantsWork() || !w.dq.Exposed() }
 
-// exposeIfDue is E2 where the owner has nothing else to do: it publishes
+// publishIfDue is E2 where the owner has nothing else to do: it publishes
 // w's private tasks if publishDue says so. Only the goroutine holding w
 // may call it.
-func (w *Worker) exposeIfDue() {
+func (w *Worker) publishIfDue() {
 	if w.dq.Private() != 0 && w.publishDue() {
-		w.share()
+		w.publish()
 	}
 }
 
@@ -129,16 +129,16 @@ func (w *Worker) exposeIfDue() {
 // wakes a sleeper if nobody searches (E4): for code that is about to hand
 // control to something that may block or run long without forking again
 // (a ForSeq puller calling back into its sequence), after which nothing
-// on this worker would publish them. Only the goroutine holding w may call
-// it.
-func (w *Worker) Expose() { w.share() }
+// on this worker would publish them. It is publish for the other packages.
+// Only the goroutine holding w may call it.
+func (w *Worker) Expose() { w.publish() }
 
-// share publishes w's private tasks (step P1 of sleep.md) and then runs
+// publish publishes w's private tasks (step P1 of sleep.md) and then runs
 // step P2: wake a sleeper if nobody searches. It is the slow path of the
 // fork and join paths' E1 and E2, kept out of line so that they inline.
 //
 //go:noinline
-func (w *Worker) share() {
+func (w *Worker) publish() {
 	if w.dq.Private() == 0 {
 		return
 	}

@@ -18,7 +18,7 @@
 // The skeleton, in job.go's steps:
 //
 //	fork: reuse the job found in the slot the fork fills if it is of the
-//	    right type (J4; spareMoved after a D5a), else allocate one; fill
+//	    right type (J4; reusableMoved after a D5a), else allocate one; fill
 //	    it; push it (F1) and publish it if its deque exposes nothing or
 //	    another worker wants work (E1);
 //	join: defer the test that turns a panic or Goexit unwinding the join
@@ -228,11 +228,11 @@ func {{.Sig}} {
 	{{.Prologue}}
 	{{- if .Job}}
 	var j *{{.Job}}
-	if t := w.spare(); t != nil {
+	if t := w.reusable(); t != nil {
 		j, _ = t.r.(*{{.Job}})
 	}
 	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
 			j, _ = t.r.(*{{.Job}})
 		}
 	}

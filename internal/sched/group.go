@@ -196,7 +196,7 @@ func (t *groupTask) Run(w *Worker) {
 	// else can reach it any more (a thief that read its slot lost the race
 	// to the pop), so hand it back now: the first Go inside f uses the same
 	// deque slot and reuses t (J4). A stolen task is left to the garbage
-	// collector; its free flag belongs to its owner.
+	// collector; its recycled flag belongs to its owner.
 	// Either way it lets go of what it carried: a recycled task sits in
 	// its deque slot until the next Go there, and must not keep the
 	// finished call's functions alive meanwhile (issue 33).

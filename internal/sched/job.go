@@ -77,10 +77,10 @@ import "sync/atomic"
 //	    was the latch's Swap, which the joiner has observed: the job is
 //	    the joiner's alone again.
 //	J4  A job the joiner owns alone again (J1 or J3) may be recycled:
-//	    recycle marks it free, and its forker's next fork at the same
-//	    depth finds it in the very deque slot it pushes to (spare, then
+//	    recycle marks it recycled, and its forker's next fork at the same
+//	    depth finds it in the very deque slot it pushes to (reusable, then
 //	    refork), so a recursion forks without allocating. Only the worker that forked a
-//	    job reads or writes its free flag. A job that overflowed to the
+//	    job reads or writes its recycled flag. A job that overflowed to the
 //	    injector is never reused: a dead entry of it may remain there,
 //	    and must keep finding it claimed.
 //	R1  A job taken from a deque or the injector by any worker runs
@@ -97,9 +97,9 @@ import "sync/atomic"
 // after it has finished running and its owner got it back (J4).
 type task struct {
 	r runnable
-	// free marks a finished task that its owner has recycled (J4). Only
+	// recycled marks a finished task that its owner has recycled (J4). Only
 	// the worker that forked the task reads or writes it.
-	free bool
+	recycled bool
 	// spilled marks a task that went to the injector because its deque
 	// was full (directly, or moved there in a batch by overflow). It is
 	// written before the injector push and read by whoever pops the task,
@@ -120,8 +120,8 @@ type task struct {
 	// and never changed (a task is only ever reforked from its forker's
 	// own deque slots, J4). A deque slot may hold another worker's task
 	// (a batch moved from another deque by a steal or from the injector):
-	// spare recycles only the tasks whose forker is the caller, and reads
-	// free, which only the forker writes, only then.
+	// reusable returns only the tasks whose forker is the caller, and
+	// reads recycled, which only the forker writes, only then.
 	forker *Worker
 	// oneShot marks a task that is never recycled (a Future): once it
 	// has run, the deque slot it was in must let go of it (Forget).
@@ -171,7 +171,7 @@ func (w *Worker) execute(t *task) {
 	}
 	w.counts[countExecuted]++
 	if w.counts[countExecuted]%4096 == 0 {
-		w.publish()
+		w.flushCounters()
 	}
 	if s := t.scope; s != w.scope {
 		// The task belongs to another Region than the code running it

@@ -61,7 +61,7 @@ func (w *Worker) takeBackSlow(t *task) bool {
 	}
 	x := w.dq.Pop()
 	if x == t {
-		w.exposeIfDue() // E2
+		w.publishIfDue() // E2
 		return true
 	}
 	if x != nil {
@@ -97,7 +97,7 @@ func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 			w.putBack(x)
 			return
 		}
-		w.exposeIfDue() // E2: the tasks left behind may be wanted elsewhere
+		w.publishIfDue() // E2: the tasks left behind may be wanted elsewhere
 		w.execute(x)
 	}
 }

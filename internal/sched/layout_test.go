@@ -25,7 +25,7 @@ func TestLayout(t *testing.T) {
 		// Written by the sleeper and by wakers.
 		{"Worker.sleepState", unsafe.Offsetof(w.sleepState), 7 * cacheLine},
 		// Rarely written.
-		{"Worker.pub", unsafe.Offsetof(w.pub), 8 * cacheLine},
+		{"Worker.flushed", unsafe.Offsetof(w.flushed), 8 * cacheLine},
 
 		// Loaded by every fork.
 		{"Pool.ctl", unsafe.Offsetof(p.ctl), 0},

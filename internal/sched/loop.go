@@ -64,8 +64,8 @@ func (w *Worker) hold(c *carrier) {
 			st = running
 		case exiting:
 			w.unregister(c)
-			w.publish()
-			w.dismissSpares()
+			w.flushCounters()
+			w.dismissIdleCarriers()
 			return
 		}
 	}
@@ -98,7 +98,7 @@ func (w *Worker) local() *task {
 		}
 	}
 	if w.dq.Private() > 1 && w.publishDue() { // E2; a single one is popped now anyway
-		w.share()
+		w.publish()
 	}
 	t := w.dq.Pop()
 	if t != nil && (t.forker != w || t.oneShot) {

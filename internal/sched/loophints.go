@@ -32,7 +32,7 @@ package sched
 func (w *Worker) ShouldSplit(more bool) bool {
 	if w.dq.Private() != 0 {
 		if w.publishDue() {
-			w.share()
+			w.publish()
 		}
 		return false
 	}

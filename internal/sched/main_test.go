@@ -51,7 +51,7 @@ func fibIDs(w *pool.Worker, n int, seen []atomic.Bool) int {
 // w's task onto another worker): it publishes w's private forks if another
 // worker wants work, then yields (job.go, E2).
 func spin(w *pool.Worker) {
-	sched.Share(sched.From[sched.Worker](w))
+	sched.PublishIfDue(sched.From[sched.Worker](w))
 	runtime.Gosched()
 }
 

@@ -7,7 +7,7 @@ import "sync"
 // ones such a goroutine may call, as wsdeque.Stealer is a Deque seen by a
 // thief. The pool's slot table (Pool.slots) and a carrier's worker
 // (carrier.w) are remotes: the monitor, wakers, thieves and event setters
-// reach a holder's method only through Worker.of's cast, which names the
+// reach a holder's method only through asHolder's cast, which names the
 // reason it is sound (the caller holds the worker, or is about to). On
 // another worker's deque, only what its Stealer offers is for them
 // (wsdeque.go); the fields fixed at creation (pool, id, index, wake) any
@@ -93,8 +93,8 @@ func (w *remote) inSection(g int64) bool {
 // snapshot returns w's flushed counters.
 func (w *remote) snapshot() Counters {
 	var c Counters
-	for i := range w.pub {
-		c[i] = w.pub[i].Load()
+	for i := range w.flushed {
+		c[i] = w.flushed[i].Load()
 	}
 	c[countParked] = uint64(max(0, w.parked.Load()))
 	return c

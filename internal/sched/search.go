@@ -10,12 +10,12 @@ import "github.com/forkjoin/fj/internal/wsdeque"
 // shut down and no work is left.
 func (w *Worker) search() (*task, holderState) {
 	p := w.pool
-	w.publish()
+	w.flushCounters()
 	// Idle: the deque keeps, of the tasks it gave back by the top, only
-	// w's recycled jobs (free, and holding nothing of a finished call);
+	// w's recycled jobs (holding nothing of a finished call);
 	// futures and other workers' tasks go (issue 33: a finished call
 	// leaves nothing reachable from an idle pool).
-	w.dq.DropMoved(func(t *task) bool { return t.forker == w && t.free })
+	w.dq.DropMoved(func(t *task) bool { return t.forker == w && t.recycled })
 	look := false // whether to make a pass even when not searching
 	for {
 		w.startSearching()

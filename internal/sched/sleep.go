@@ -51,7 +51,7 @@ const (
 // some worker searches, or none is idle.
 func (p *Pool) notify(from *Worker) {
 	// Nobody searches, and somebody sleeps or waits for news. fork and
-	// refork (fork.go) test ctl themselves before calling share, so that
+	// refork (fork.go) test ctl themselves before calling publish, so that
 	// the common case costs no call on the fork path.
 	if c := p.ctl.Load(); c != 0 && uint32(c)&searchingMask == 0 {
 		p.notifySlow(from)
@@ -280,7 +280,7 @@ func (w *Worker) sleep() (cancelled bool) {
 		testHooks.beforePark(w)
 	}
 	w.counts[countSleeps]++
-	w.publish()
+	w.flushCounters()
 	<-w.wake
 	w.counts[countWakeups]++
 	w.leaveSleep(true)

@@ -634,8 +634,8 @@ func (w *Worker) spareFind() *task {
 // exitSpare is X5.
 func (w *Worker) exitSpare(c *carrier) {
 	w.unregister(c)
-	w.publish()
-	w.dismissSpares()
+	w.flushCounters()
+	w.dismissIdleCarriers()
 	w.pool.stall.live.Add(-1)
 	w.asSpare.live.Store(false) // last: X1 may start the spare again
 }

@@ -53,13 +53,13 @@ func (c Counters) Minus(o Counters) Counters {
 	return c
 }
 
-// publishedCounters is what Snapshot reads: the counters but the gauge.
-type publishedCounters [countParked]atomic.Uint64
+// flushedCounters is what Snapshot reads: the counters but the gauge.
+type flushedCounters [countParked]atomic.Uint64
 
-// publish copies w's counters where Snapshot can read them. Owner only.
-func (w *Worker) publish() {
-	for i := range w.pub {
-		w.pub[i].Store(w.counts[i])
+// flushCounters copies w's counters where Snapshot can read them. Owner only.
+func (w *Worker) flushCounters() {
+	for i := range w.flushed {
+		w.flushed[i].Store(w.counts[i])
 	}
 }
 

@@ -91,10 +91,10 @@ type Worker struct {
 	_          [cacheLine - 4]byte
 
 	// Touched rarely, by other goroutines too.
-	pub   publishedCounters // written by the owner, read by Stats
-	spill []*task           // owner only: overflow's batch, max(1, cap/2) long
-	pull  []*task           // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
-	tops  []int64           // owner only: stealPrivate's tops of the victims (D8)
+	flushed flushedCounters // written by the owner, read by Stats
+	spill   []*task         // owner only: overflow's batch, max(1, cap/2) long
+	pull    []*task         // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
+	tops    []int64         // owner only: stealPrivate's tops of the victims (D8)
 	// stealExec and stealLeaves are the executed count right after w's
 	// last steal and how many tasks it took: M1 takes a batch only when
 	// those ran as leaves (stealFrom). Owner only.

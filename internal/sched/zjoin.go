@@ -21,11 +21,11 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 		w.checkFork("forkjoin.Join") // panics, naming the mistake (debug.go)
 	}
 	var j *funcJob[W, B]
-	if t := w.spare(); t != nil {
+	if t := w.reusable(); t != nil {
 		j, _ = t.r.(*funcJob[W, B])
 	}
 	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
 			j, _ = t.r.(*funcJob[W, B])
 		}
 	}
@@ -77,11 +77,11 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 		w.checkFork("forkjoin.JoinArgs") // panics, naming the mistake (debug.go)
 	}
 	var j *argJob[W, A, R]
-	if t := w.spare(); t != nil {
+	if t := w.reusable(); t != nil {
 		j, _ = t.r.(*argJob[W, A, R])
 	}
 	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
 			j, _ = t.r.(*argJob[W, A, R])
 		}
 	}
@@ -140,11 +140,11 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 		lout, rout = out[:mid], out[mid:]
 	}
 	var j *sliceJob[W, A, R]
-	if t := w.spare(); t != nil {
+	if t := w.reusable(); t != nil {
 		j, _ = t.r.(*sliceJob[W, A, R])
 	}
 	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
 			j, _ = t.r.(*sliceJob[W, A, R])
 		}
 	}
@@ -200,11 +200,11 @@ func Spawn[W, T any](pw *W, f func(*W) T) Spawned[W, T] {
 		w.checkFork("forkjoin.Spawn") // panics, naming the mistake (debug.go)
 	}
 	var j *spawnJob[W, T]
-	if t := w.spare(); t != nil {
+	if t := w.reusable(); t != nil {
 		j, _ = t.r.(*spawnJob[W, T])
 	}
 	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
 			j, _ = t.r.(*spawnJob[W, T])
 		}
 	}
@@ -266,11 +266,11 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 func forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error) {
 
 	var j *groupTask
-	if t := w.spare(); t != nil {
+	if t := w.reusable(); t != nil {
 		j, _ = t.r.(*groupTask)
 	}
 	if j == nil {
-		if t := w.spareMoved(); t != nil { // J4, after a D5a
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
 			j, _ = t.r.(*groupTask)
 		}
 	}

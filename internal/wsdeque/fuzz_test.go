@@ -18,14 +18,14 @@ const fuzzFar = 0x80
 // the next four give its argument where it has one. The owner's operations
 // and steals are interleaved from one goroutine.
 const (
-	fzPush        = iota // push n = arg%8+1 new items, privately
-	fzPop                // pop one
-	fzPublish            // publish
-	fzSteal              // steal: arg%4 == 0 one (D6), 1 one by D8, 2 or 3 a batch of len arg/4+1
-	fzTakeOldest         // TakeOldest into a slice of len arg (0..15)
-	fzPushSpare          // push the item Spare returns (a new one if none)
-	fzPushPublish        // push n = arg%8+1 new items, publishing each (the public deque's Push)
-	fzPopN               // pop n = arg%8+1
+	fzPush         = iota // push n = arg%8+1 new items, privately
+	fzPop                 // pop one
+	fzPublish             // publish
+	fzSteal               // steal: arg%4 == 0 one (D6), 1 one by D8, 2 or 3 a batch of len arg/4+1
+	fzTakeOldest          // TakeOldest into a slice of len arg (0..15)
+	fzPushReusable        // push the item Reusable returns (a new one if none)
+	fzPushPublish         // push n = arg%8+1 new items, publishing each (the public deque's Push)
+	fzPopN                // pop n = arg%8+1
 )
 
 // maxFuzzOps is how many operation bytes FuzzWSDeque looks at: with at most
@@ -66,17 +66,17 @@ func FuzzWSDeque(f *testing.F) {
 	take := func(n int) byte { return fzOp(fzTakeOldest, n) }
 	f.Add([]byte{})
 	// Everything on an empty deque, then a push after it.
-	f.Add(seq(0, fzPop, fzSteal, fzPublish, take(4), fzPushSpare, fzPop, fzPop))
+	f.Add(seq(0, fzPop, fzSteal, fzPublish, take(4), fzPushReusable, fzPop, fzPop))
 	// Private items are not stealable until published, then oldest first.
 	f.Add(seq(4, push(3), fzSteal, take(8), fzPublish, push(1), fzSteal, fzSteal, fzSteal, fzSteal, fzPop))
 	// Fill capacity 8 privately past full, publish, take half, steal, pop.
 	f.Add(seq(5, push(8), push(2), fzPublish, take(15), take(15), fzSteal, fzPopN|7<<3))
-	// The last published item popped by its owner, then Spare and reuse.
-	f.Add(seq(1, rep(6, fzOp(fzPushPublish, 0), fzPop, fzPushSpare, fzPublish, fzSteal)))
+	// The last published item popped by its owner, then Reusable and reuse.
+	f.Add(seq(1, rep(6, fzOp(fzPushPublish, 0), fzPop, fzPushReusable, fzPublish, fzSteal)))
 	// Private items above published ones, popped through both ends.
 	f.Add(seq(4, fzOp(fzPushPublish, 1), push(2), fzPop, fzSteal, fzPop, fzPop, fzPop))
 	// Far indices: wrap capacity 2 with a resident item and recycled pushes.
-	f.Add(seq(2|fuzzFar, push(1), rep(12, fzPushSpare, fzPublish, fzSteal)))
+	f.Add(seq(2|fuzzFar, push(1), rep(12, fzPushReusable, fzPublish, fzSteal)))
 	// Capacity 16 full of published items, halved repeatedly.
 	f.Add(seq(6|fuzzFar, fzOp(fzPushPublish, 7), fzOp(fzPushPublish, 7), rep(5, take(15))))
 
@@ -116,8 +116,8 @@ func FuzzWSDeque(f *testing.F) {
 				}
 			case fzTakeOldest:
 				c.takeOldest(arg)
-			case fzPushSpare:
-				c.pushSpare()
+			case fzPushReusable:
+				c.pushReusable()
 			case fzPushPublish:
 				for range arg%8 + 1 {
 					c.push()

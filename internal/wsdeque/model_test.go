@@ -15,7 +15,7 @@ import (
 // oldest first, whose first npub are published. It knows nothing of the
 // deque's fences or cached indices; it keeps the index of its oldest item
 // and what each slot last held only so that the test can compare them with
-// the deque's fields and check Spare.
+// the deque's fields and check Reusable.
 type model struct {
 	cap   int
 	items []*int // oldest first
@@ -55,7 +55,7 @@ func (m *model) push(x *int) bool {
 // is the only item, leaves by the top, as a steal would: the owner claims
 // it with the thieves' CAS (D5, D5a, and D3 since private steals, D8, may
 // race for it), so the next push goes to the next index and slot, which
-// Spare shows.
+// Reusable shows.
 func (m *model) pop() *int {
 	if len(m.items) == 0 {
 		return nil
@@ -126,8 +126,8 @@ func (m *model) takeOldest(n int) []*int {
 	return out
 }
 
-// spare is what the slot of the next push holds, unless the deque is full.
-func (m *model) spare() *int {
+// reusable is what the slot of the next push holds, unless the deque is full.
+func (m *model) reusable() *int {
 	if len(m.items) == m.cap {
 		return nil
 	}
@@ -158,21 +158,21 @@ const maxTake = 8 // the most TakeOldest takes in these tests (half of 16)
 
 const (
 	recPush = iota
-	recPushSpare
+	recPushReusable
 	recPop
 	recSteal
 	recPublish
 	recTakeOldest
-	recSpare
+	recReusable
 	recStealPrivate
 	recStealBatch
 )
 
-var opNames = [...]string{"Push", "Push(spare)", "Pop", "Steal", "Publish", "TakeOldest", "Spare", "StealPrivate", "StealBatch"}
+var opNames = [...]string{"Push", "Push(reusable)", "Pop", "Steal", "Publish", "TakeOldest", "Reusable", "StealPrivate", "StealBatch"}
 
 func (r opRec) String() string {
 	switch r.op {
-	case recPush, recPushSpare:
+	case recPush, recPushReusable:
 		return fmt.Sprintf("%s(%s)=%v", opNames[r.op], show(r.x), r.ok)
 	case recPublish:
 		return "Publish()"
@@ -199,9 +199,9 @@ type coverage struct {
 	publishedPops  int // Pop of a published item
 	takes          int // TakeOldest that took something
 	takesHalved    int // TakeOldest limited by half, not by len(dst)
-	spares         int // Spare that returned an item
-	sparesFull     int // Spare that returned nil because the deque was full
-	recycledPushes int // Push of the item Spare returned
+	reusables      int // Reusable that returned an item
+	reusableFull   int // Reusable that returned nil because the deque was full
+	recycledPushes int // Push of the item Reusable returned
 	privateSteals  int // StealPrivate that took a private item (D8)
 	batches        int // StealBatch that took more than one item
 }
@@ -309,16 +309,16 @@ func (c *checker) newItem() *int {
 
 func (c *checker) push() { c.pushItem(c.newItem(), recPush) }
 
-// pushSpare pushes the item Spare returns, as an owner that recycles its
-// items does; it pushes a new one if Spare has none.
-func (c *checker) pushSpare() {
-	x := c.spare()
+// pushReusable pushes the item Reusable returns, as an owner that recycles its
+// items does; it pushes a new one if Reusable has none.
+func (c *checker) pushReusable() {
+	x := c.reusable()
 	if x == nil {
 		c.push()
 		return
 	}
 	c.cov.recycledPushes++
-	c.pushItem(x, recPushSpare)
+	c.pushItem(x, recPushReusable)
 }
 
 func (c *checker) pushItem(x *int, op byte) {
@@ -450,18 +450,18 @@ func (c *checker) takeOldest(n int) {
 	c.check()
 }
 
-func (c *checker) spare() *int {
+func (c *checker) reusable() *int {
 	full := len(c.m.items) == c.m.cap
-	got, want := c.d.Spare(), c.m.spare()
-	c.log(opRec{op: recSpare, x: got})
+	got, want := c.d.Reusable(), c.m.reusable()
+	c.log(opRec{op: recReusable, x: got})
 	if got != want {
-		c.fail("Spare() = %s, want %s", show(got), show(want))
+		c.fail("Reusable() = %s, want %s", show(got), show(want))
 	}
 	switch {
 	case full:
-		c.cov.sparesFull++
+		c.cov.reusableFull++
 	case got != nil:
-		c.cov.spares++
+		c.cov.reusables++
 	}
 	c.check()
 	return got
@@ -491,23 +491,23 @@ func (c *checker) drain(rng *rand.Rand) {
 
 // weights are the relative frequencies of the operations in one phase of a
 // random run.
-type weights struct{ push, pushSpare, pop, steal, publish, takeOldest, spare int }
+type weights struct{ push, pushReusable, pop, steal, publish, takeOldest, reusable int }
 
 func randomWeights(rng *rand.Rand) weights {
 	return weights{
-		push:       rng.IntN(12),
-		pushSpare:  rng.IntN(6),
-		pop:        rng.IntN(6),
-		steal:      rng.IntN(6),
-		publish:    rng.IntN(4),
-		takeOldest: rng.IntN(3),
-		spare:      rng.IntN(2),
+		push:         rng.IntN(12),
+		pushReusable: rng.IntN(6),
+		pop:          rng.IntN(6),
+		steal:        rng.IntN(6),
+		publish:      rng.IntN(4),
+		takeOldest:   rng.IntN(3),
+		reusable:     rng.IntN(2),
 	}
 }
 
 // randomOp applies one operation chosen with w.
 func (c *checker) randomOp(rng *rand.Rand, w *weights) {
-	total := w.push + w.pushSpare + w.pop + w.steal + w.publish + w.takeOldest + w.spare
+	total := w.push + w.pushReusable + w.pop + w.steal + w.publish + w.takeOldest + w.reusable
 	if total == 0 {
 		c.push()
 		return
@@ -516,11 +516,11 @@ func (c *checker) randomOp(rng *rand.Rand, w *weights) {
 	switch {
 	case r < w.push:
 		c.push()
-	case r < w.push+w.pushSpare:
-		c.pushSpare()
-	case r < w.push+w.pushSpare+w.pop:
+	case r < w.push+w.pushReusable:
+		c.pushReusable()
+	case r < w.push+w.pushReusable+w.pop:
 		c.pop()
-	case r < w.push+w.pushSpare+w.pop+w.steal:
+	case r < w.push+w.pushReusable+w.pop+w.steal:
 		switch rng.IntN(3) {
 		case 0:
 			c.steal()
@@ -529,12 +529,12 @@ func (c *checker) randomOp(rng *rand.Rand, w *weights) {
 		default:
 			c.stealBatch(1 + rng.IntN(maxTake))
 		}
-	case r < w.push+w.pushSpare+w.pop+w.steal+w.publish:
+	case r < w.push+w.pushReusable+w.pop+w.steal+w.publish:
 		c.publish()
-	case r < w.push+w.pushSpare+w.pop+w.steal+w.publish+w.takeOldest:
+	case r < w.push+w.pushReusable+w.pop+w.steal+w.publish+w.takeOldest:
 		c.takeOldest(1 + rng.IntN(c.m.cap))
 	default:
-		c.spare()
+		c.reusable()
 	}
 }
 
@@ -561,8 +561,8 @@ func (cv *coverage) add(o coverage) {
 	cv.publishedPops += o.publishedPops
 	cv.takes += o.takes
 	cv.takesHalved += o.takesHalved
-	cv.spares += o.spares
-	cv.sparesFull += o.sparesFull
+	cv.reusables += o.reusables
+	cv.reusableFull += o.reusableFull
 	cv.recycledPushes += o.recycledPushes
 	cv.privateSteals += o.privateSteals
 	cv.batches += o.batches
@@ -594,8 +594,8 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 		{"pops of a published item", cv.publishedPops},
 		{"TakeOldest taking something", cv.takes},
 		{"TakeOldest limited to half", cv.takesHalved},
-		{"Spare returning an item", cv.spares},
-		{"Spare on full", cv.sparesFull},
+		{"Reusable returning an item", cv.reusables},
+		{"Reusable on full", cv.reusableFull},
 		{"pushes of a recycled item", cv.recycledPushes},
 		{"private steals (D8)", cv.privateSteals},
 		{"batch steals of more than one item", cv.batches},
@@ -728,28 +728,28 @@ func TestPublishMakesExactlyThePrivateItemsStealable(t *testing.T) {
 	}
 }
 
-// Spare returns the item the slot of the next Push last held, whether it
+// Reusable returns the item the slot of the next Push last held, whether it
 // left by Pop, Steal or TakeOldest, and nil when the deque is full.
-func TestSpare(t *testing.T) {
+func TestReusable(t *testing.T) {
 	c := newChecker(t, 4, 0, "cap=4")
-	if c.spare() != nil {
-		t.Fatal("Spare() on a new deque is not nil")
+	if c.reusable() != nil {
+		t.Fatal("Reusable() on a new deque is not nil")
 	}
 	for range 4 {
 		c.push()
 	}
-	c.spare() // nil: full
+	c.reusable() // nil: full
 	c.publish()
-	c.steal()     // item 0: its slot is the next push's
-	c.pushSpare() // item 0 again, at index 4
+	c.steal()        // item 0: its slot is the next push's
+	c.pushReusable() // item 0 again, at index 4
 	c.pop()
 	c.pop()
-	c.pushSpare() // item 3 again, popped from index 3
-	c.pushSpare() // item 0 again, stolen at index 0, pushed at 4, popped
+	c.pushReusable() // item 3 again, popped from index 3
+	c.pushReusable() // item 0 again, stolen at index 0, pushed at 4, popped
 	c.takeOldest(4)
-	c.spare()
+	c.reusable()
 	c.drain(rand.New(rand.NewPCG(3, 4)))
-	if c.cov.recycledPushes != 3 || c.cov.sparesFull != 1 {
-		t.Fatalf("coverage %+v: want 3 recycled pushes and 1 Spare on full", c.cov)
+	if c.cov.recycledPushes != 3 || c.cov.reusableFull != 1 {
+		t.Fatalf("coverage %+v: want 3 recycled pushes and 1 Reusable on full", c.cov)
 	}
 }

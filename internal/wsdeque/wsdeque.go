@@ -20,7 +20,7 @@ const MaxCap = 1 << 30
 // Deque is a bounded work-stealing deque of *T with a private end.
 //
 // One goroutine, the owner, calls the methods of Deque (Push, Pop,
-// Publish, TakeOldest, Spare, Private, Count, Exposed, ...): they work on
+// Publish, TakeOldest, Reusable, Private, Count, Exposed, ...): they work on
 // the bottom end, last-in first-out. Other goroutines use its Stealer:
 // Steal, which takes the oldest published item, and Len, the number of
 // published items. Items are indices in an infinite
@@ -55,7 +55,7 @@ type Deque[T any] struct {
 	topCache int64 // a value top had at some point, so at most the current top
 	// moved holds the last items the owner took by the top (D5a, and
 	// D3's last item), newest last, nmoved of them: their slots are
-	// behind the indices now, so Spare no longer finds them (Moved).
+	// behind the indices now, so Reusable no longer finds them (Moved).
 	moved  [movedMax]*T
 	nmoved int
 	_      [2*cacheLine - 32 - 8*movedMax]byte
@@ -136,9 +136,9 @@ const movedMax = 16
 
 // Moved removes and returns the item the owner last took by the top (D5a,
 // or D3's last item), which moved the indices past its slot (so that
-// Spare no longer finds it), or nil; up to movedMax of them are kept,
+// Reusable no longer finds it), or nil; up to movedMax of them are kept,
 // newest first. It may be in the deque again, or have left it long ago;
-// whether it may be reused is for the owner to know, as with Spare.
+// whether it may be reused is for the owner to know, as with Reusable.
 // Owner only.
 func (d *Deque[T]) Moved() *T {
 	if d.nmoved == 0 {
@@ -165,7 +165,7 @@ func (d *Deque[T]) takeByTop(b int64) *T {
 
 // Forget clears the slot of index i if it holds x, an item that has left
 // the deque for good and will not be pushed again: so that the slot, which
-// keeps the last item pushed there for Spare, does not keep x reachable.
+// keeps the last item pushed there for Reusable, does not keep x reachable.
 // An owner that recycles its items forgets only those it will not
 // recycle. Owner only.
 func (d *Deque[T]) Forget(i int64, x *T) {
@@ -207,12 +207,12 @@ func (d *Deque[T]) addMoved(x *T) {
 	d.nmoved++
 }
 
-// SetSpare makes x the item that Spare returns, and PushSpare pushes, by
+// SetReusable makes x the item that Reusable returns, and PushReusable pushes, by
 // storing it in the slot of the next push, if the deque has room (D1); it
 // reports whether it did. It is D2's slot store done ahead of the push:
 // for an owner that recycles an item which is not in that slot (one
 // claimed by D5a's CAS, which moves the indices past its slot). Owner only.
-func (d *Deque[T]) SetSpare(x *T) bool {
+func (d *Deque[T]) SetReusable(x *T) bool {
 	b := d.bottom
 	if b-d.topCache >= int64(len(d.slots)) {
 		d.topCache = d.top.Load() // as in Push (D1)
@@ -228,12 +228,12 @@ func (d *Deque[T]) SetSpare(x *T) bool {
 	return true
 }
 
-// PushSpare pushes, privately, the item Spare just returned: the slot
-// already holds it and Spare (or SetSpare) has checked for room (D1), so
+// PushReusable pushes, privately, the item Reusable just returned: the slot
+// already holds it and Reusable (or SetReusable) has checked for room (D1), so
 // D2 has nothing left to do but advance the private bottom. No other owner operation may
 // come between the two. It is small enough to be inlined into the owner's
 // fork path. Owner only.
-func (d *Deque[T]) PushSpare() { d.setBottom(d.bottom + 1) }
+func (d *Deque[T]) PushReusable() { d.setBottom(d.bottom + 1) }
 
 // PopPrivate pops the newest item if it is private and is x (D3), and
 // reports whether it did: the owner's join of a fork nobody stole, with
@@ -482,7 +482,7 @@ func (d *Deque[T]) TakeOldest(dst []*T) int {
 	}
 }
 
-// Spare returns the item in the slot that the next Push will write: an
+// Reusable returns the item in the slot that the next Push will write: an
 // item that has already left the deque (popped or stolen) but that the
 // slot still points at. It returns nil if there is none or the deque is
 // full (then the slot holds a live item). Owner only.
@@ -492,7 +492,7 @@ func (d *Deque[T]) TakeOldest(dst []*T) int {
 // again skips the slot store (D2). Whether the item may be reused, for
 // instance whether a thief that took it is done with it, is for the owner
 // to know; the deque only remembers the pointer.
-func (d *Deque[T]) Spare() *T {
+func (d *Deque[T]) Reusable() *T {
 	b := d.bottom
 	if b-d.topCache >= int64(len(d.slots)) {
 		d.topCache = d.top.Load() // as in Push (D1)
