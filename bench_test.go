@@ -81,8 +81,8 @@ func joins(n int) int {
 	return 1 + joins(n-1) + joins(n-2)
 }
 
-func benchPool(b *testing.B, workers int, f func(w *pool.Worker, n int) int, n int) {
-	p := pool.New(pool.WithWorkers(workers))
+func benchPool(b *testing.B, workers int, f func(w *pool.Worker, n int) int, n int, opts ...pool.Option) {
+	p := pool.New(append([]pool.Option{pool.WithWorkers(workers)}, opts...)...)
 	defer p.Close()
 	want := fibSeq(n)
 	b.ReportAllocs()
@@ -119,6 +119,17 @@ func BenchmarkFib27(b *testing.B) {
 	b.Run("impl=fj-spawn-2w", func(b *testing.B) { benchPool(b, 2, fibSpawn, fibN) })
 	b.Run("impl=fj-fork-1w", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
 	b.Run("impl=fj-fork-2w", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
+}
+
+// BenchmarkFib27Watch is what the stall watch costs a fine-grained
+// recursion (issue 31: at most 1.05 times the watch off): fib(27) on 2
+// workers with the watch on (the default) and off, side by side.
+func BenchmarkFib27Watch(b *testing.B) {
+	off := pool.WithStallThreshold(0)
+	b.Run("impl=fj-args-2w/watch=on", func(b *testing.B) { benchPool(b, 2, fibArgs, fibN) })
+	b.Run("impl=fj-args-2w/watch=off", func(b *testing.B) { benchPool(b, 2, fibArgs, fibN, off) })
+	b.Run("impl=fj-join-2w/watch=on", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN) })
+	b.Run("impl=fj-join-2w/watch=off", func(b *testing.B) { benchPool(b, 2, fibJoin, fibN, off) })
 }
 
 // fibCut forks only above cut and runs sequential code below it: the usual

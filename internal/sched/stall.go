@@ -122,6 +122,11 @@ type stallWatch struct {
 	// itself, panics instead.
 	handlerG atomic.Int64
 
+	// view is the last monitor's stallView, for the next one to reuse,
+	// or nil (one monitor runs at a time; one that overlaps its
+	// predecessor's exit makes its own).
+	view atomic.Pointer[stallView]
+
 	// For tests: monitor goroutines started, ticks, and goroutine dumps
 	// (the report's, and the fallback look's: L1).
 	starts, ticks, dumps atomic.Int64
@@ -243,11 +248,18 @@ func (p *Pool) watchStalls() {
 	defer m.monitor.Done()
 	// Started from a worker's goroutine: do not carry its labels.
 	pprof.SetGoroutineLabels(context.Background())
-	slots := p.Slots()
-	v := &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
+	// The view, a few kilobytes with the spare slots, is kept for the
+	// next monitor: a pool busy in short bursts starts one per burst.
+	v := m.view.Swap(nil)
+	if v == nil {
+		slots := p.Slots()
+		v = &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
+	}
+	v.reset()
 	for i := range v.standIn {
 		v.standIn[i] = -1
 	}
+	defer m.view.Store(v) // last, after the delivery below
 	defer p.deliverReport(v)
 	t := time.NewTimer(lookEvery)
 	defer t.Stop()
