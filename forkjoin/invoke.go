@@ -19,16 +19,5 @@ func Invoke[T any](r pool.Runner, f func(w *pool.Worker) T) (res T) {
 	if f == nil {
 		panic("forkjoin: Invoke with a nil function")
 	}
-	if w := pool.Enter(r); w != nil {
-		sched.RunHere(func() { res = f(w) })
-		return res
-	}
-	return invokeOutside(r.Pool(), f)
-}
-
-// invokeOutside submits f to p from a goroutine outside it: a function of
-// its own, so that only this path allocates the closure.
-func invokeOutside[T any](p *pool.Pool, f func(w *pool.Worker) T) (res T) {
-	sched.RunOutside(sched.From[sched.Pool](p), func(w *pool.Worker) { res = f(w) })
-	return res
+	return sched.Call(r, pool.Enter(r), f)
 }

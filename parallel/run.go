@@ -29,21 +29,13 @@ func run(r pool.Runner, w *pool.Worker, ctl *control, f func(w *pool.Worker)) {
 	returned = true
 }
 
-// runOn is run without the flag: the two ways to a worker (sched.RunHere,
-// RunOutside) after enter's one lookup of the caller.
-func runOn(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) {
-	if w != nil {
-		sched.RunHere(func() { f(w) })
-		return
-	}
-	outside(r, f)
-}
+// runOn is run without the flag: the one dispatch (sched.Do) after
+// enter's one lookup of the caller.
+func runOn(r pool.Runner, w *pool.Worker, f func(w *pool.Worker)) { sched.Do(r, w, f) }
 
 // outside runs f on a worker of r's pool for a caller that holds none
 // (enter returned nil): queued, and waited for.
-func outside(r pool.Runner, f func(w *pool.Worker)) {
-	sched.RunOutside(sched.From[sched.Pool](r.Pool()), f)
-}
+func outside(r pool.Runner, f func(w *pool.Worker)) { sched.Do(r, nil, f) }
 
 // on is enter and run in one, for entry points that have nothing to
 // decide before they start.

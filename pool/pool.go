@@ -143,12 +143,7 @@ func (p *Pool) Run(f func(w *Worker)) {
 	if f == nil {
 		panic("pool: Run with a nil function")
 	}
-	if w := p.sched().Caller(); w != nil {
-		// A task of p: run f here, on its worker (no closure escapes).
-		sched.RunHere(func() { f(sched.As[Worker](w)) })
-		return
-	}
-	sched.RunOutside(p.sched(), f)
+	sched.Do(p, sched.As[Worker](p.sched().Caller()), f) // a task of p runs f here, on its worker
 }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare worker, which
@@ -175,7 +170,6 @@ func (w *Worker) Run(f func(w *Worker)) {
 	if f == nil {
 		panic("pool: Run with a nil function")
 	}
-	sw := w.sched()
-	sw.Check("Worker.Run")
-	sched.RunHere(func() { f(w) })
+	w.sched().Check("Worker.Run")
+	sched.Do(w, w, f)
 }

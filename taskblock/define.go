@@ -67,7 +67,7 @@ func run(r pool.Runner, body func(*Block), bodyErr func(*Block) error) (Panics, 
 func onPool(p *pool.Pool, body func(*Block), bodyErr func(*Block) error) (ps Panics, err error) {
 	var b *Block
 	x, panicked := sched.Recover(func() {
-		sched.RunOutside(sched.From[sched.Pool](p), func(w *pool.Worker) {
+		sched.Do(p, nil, func(w *pool.Worker) {
 			b = newBlock(w, bodyErr != nil)
 			b.define(body, bodyErr)
 		})

@@ -33,7 +33,7 @@ import (
 //	    user's section, it takes a slot of the cap (blockingSlots),
 //	    waiting for one off-worker, on its own goroutine, as errgroup's Go
 //	    waits past SetLimit. Waits that fj makes itself on another pool
-//	    (Await: a task calling another pool) take no slot: they are joins,
+//	    (await: a task calling another pool) take no slot: they are joins,
 //	    and a join is never capped, so a chain of calls A→B→A… completes
 //	    whatever the caps.
 //	B4  It runs f on its own goroutine, with nothing of the worker's
@@ -81,11 +81,12 @@ func Blocking(f func()) {
 	f()
 }
 
-// Await is Blocking for fj's own waits on another pool (a task of one
-// pool calling another, pool.Run): a join, which takes no slot of the
-// pool's cap (B3).
-func Await(f func()) {
-	if w := current(); w != nil {
+// await is Blocking for fj's own waits on p from outside it (a task of
+// another pool calling p: callOutside): a join, which takes no slot of
+// the pool's cap (B3). The caller holds none of p's workers (pool.Enter
+// looked), so only the other pools are looked up.
+func (p *Pool) await(f func()) {
+	if w := currentExcept(p); w != nil {
 		w.blocking(f, false)
 		return
 	}

@@ -58,15 +58,12 @@ func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 }
 
 // Run calls f on one of p's workers, as pool.Pool.Run does: on the
-// caller's worker if it is a task of p (RunHere), else queued and waited
-// for (RunOutside). For the scheduler's own tests.
-func (p *Pool) Run(f func(w *Worker)) {
-	if w := p.Caller(); w != nil {
-		RunHere(func() { f(w) })
-		return
-	}
-	RunOutside(p, f)
-}
+// caller's worker if it is a task of p, else queued and waited for (Do).
+// For the scheduler's own tests.
+func (p *Pool) Run(f func(w *Worker)) { Do(p, p.Caller(), f) }
+
+// Pool makes p a runner of its own (Do), for the scheduler's tests.
+func (p *Pool) Pool() *Pool { return p }
 
 // stuckPrivate reports whether v holds private tasks that stay private
 // while its owner does not touch its deque: a fork made a moment ago and

@@ -217,8 +217,11 @@ var handOverSafe = map[string]bool{
 	"internal/sched.(*spawnJob).Run":     true,
 	"internal/sched.(*Future).Run":       true,
 	"internal/sched.(*externalJob).Run":  true,
+	"internal/sched.callOutside":         true,
+	"internal/sched.Call":                true,
+	"internal/sched.Do":                  true,
+	"internal/sched.RunHere":             true,
 	"internal/sched.(*groupTask).Run":    true,
-	"forkjoin.invokeOutside":             true,
 }
 
 // handOverCalls lists the frames of handOverSafe that call the program's
@@ -229,6 +232,8 @@ var handOverCalls = map[string]bool{
 	"internal/sched.(*spawnJob).Run":    true,
 	"internal/sched.(*Future).Run":      true,
 	"internal/sched.(*externalJob).Run": true,
+	"internal/sched.callOutside":        true,
+	"internal/sched.Call":               true,
+	"internal/sched.Do":                 true,
 	"internal/sched.(*groupTask).Run":   true,
-	"forkjoin.invokeOutside":            true,
 }

@@ -296,13 +296,20 @@ func removePool(p *Pool) {
 
 // current returns the worker, of any pool, whose task the calling
 // goroutine is running, or nil. It costs a lookup per open pool.
-func current() *Worker {
+func current() *Worker { return currentExcept(nil) }
+
+// currentExcept is current for a caller known to hold none of skip's
+// workers: skip's table is not looked up again.
+func currentExcept(skip *Pool) *Worker {
 	l := pools.list.Load()
 	if l == nil {
 		return nil
 	}
 	g := goid()
 	for _, p := range *l {
+		if p == skip {
+			continue
+		}
 		if w := p.holderOf(g); w != nil {
 			return w
 		}

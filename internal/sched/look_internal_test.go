@@ -103,7 +103,7 @@ func BenchmarkStallTick(b *testing.B) {
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			RunOutside(p, func(*Worker) {
+			Do[Worker](p, nil, func(*Worker) {
 				started.Done()
 				for x := 0; ; x++ {
 					if x%1024 == 0 {
@@ -119,7 +119,7 @@ func BenchmarkStallTick(b *testing.B) {
 	}
 	started.Wait()
 	done.Add(1)
-	go func() { defer done.Done(); RunOutside(p, func(*Worker) {}) }() // queued behind them
+	go func() { defer done.Done(); Do[Worker](p, nil, func(*Worker) {}) }() // queued behind them
 	for p.inj.len() == 0 {
 		runtime.Gosched()
 	}

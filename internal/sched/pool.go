@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
@@ -135,52 +134,6 @@ const ClosedMessage = "pool: use of a closed pool (Close has been called; the po
 
 // Closed reports whether Close has been called.
 func (p *Pool) Closed() bool { return p.closed.Load() }
-
-// The two ways a call reaches a pool's worker, which every entry point
-// (pool.Pool.Run, forkjoin.Invoke, taskblock.Define, every parallel call)
-// chooses between after one lookup of its caller (pool.Enter, identity.go
-// I4): RunHere when the caller is a task holding the worker the call runs
-// on, RunOutside when it holds none of the pool's workers. They are two
-// functions, not one taking both paths, so that the closure a caller
-// passes to RunHere does not escape: a call on the caller's own worker
-// allocates nothing.
-
-// RunHere runs f on the calling goroutine, a task's, as a task of its own
-// would run: a panic in f is re-raised as a *PanicError (Capture); a
-// runtime.Goexit unwinds on and the enclosing task reports it.
-func RunHere(f func()) {
-	if p := Capture(f); p != nil {
-		panic(p.Err)
-	}
-}
-
-// RunOutside runs f on one of p's workers for a goroutine that holds none
-// of them, and returns once f has returned, re-raising its panic: it
-// queues f on p's injector and waits for it. A task of another pool waits
-// in a join's section (Await), so that its own worker goes on meanwhile
-// and chains between pools complete like joins. It panics if p is closed.
-// W is the public worker type (As); f receives the worker it runs on.
-func RunOutside[W any](p *Pool, f func(w *W)) {
-	j := &externalJob{f: *(*func(*Worker))(unsafe.Pointer(&f))} // a *W is a *Worker's memory (As)
-	j.bind(j)
-	Await(func() {
-		p.submit(&j.task)
-		p.wait(&j.done)
-	})
-	if j.panic != nil {
-		panic(j.panic.Err)
-	}
-}
-
-// externalJob is a function submitted from outside the pool (RunOutside).
-type externalJob struct {
-	job
-	f func(w *Worker)
-}
-
-func (j *externalJob) Run(w *Worker) {
-	j.complete(w, func() { j.f(w) })
-}
 
 // submit queues t on the pool's injector, from any goroutine, and wakes a
 // worker if none is looking for work. It panics if the pool is closed.
