@@ -44,7 +44,10 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 	p.stall.dumps.Add(1)
 	st := boundedStacks([]int64{g})[g]
 	if c == nil || c.goid != g || !blockedState(st) || !handOverFrames(st) {
-		w.holder.Store(g) // as it was: nobody could change it but us (H1)
+		// As it was, unless a carrier taking w over stored its own id
+		// meanwhile (a Goexit's successor: carrier.go); the holder's own
+		// unregister waits for this decision (H1).
+		w.holder.CompareAndSwap(-g, g)
 		return false
 	}
 	// H3: the holder's carrier is displaced, counted as parked, and w

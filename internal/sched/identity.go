@@ -187,7 +187,14 @@ func (w *Worker) unregister(c *carrier) {
 		c.overflowed = false
 		w.pool.holders.overflow.Add(-1)
 	}
-	w.holder.CompareAndSwap(c.goid, 0)
+	if !w.holder.CompareAndSwap(c.goid, 0) && w.holder.Load() == -c.goid {
+		// The monitor is deciding a hand-over of w over c's head
+		// (stall.md, H1-H3), under hmu: wait for it, then clear the
+		// word if the decision gave it back.
+		w.hmu.Lock()
+		w.hmu.Unlock()
+		w.holder.CompareAndSwap(c.goid, 0)
+	}
 }
 
 // Caller returns the worker of p whose task the calling goroutine is
