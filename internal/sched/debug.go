@@ -52,6 +52,9 @@ import (
 // called there. It is inlined into the forks and joins (an inline cost
 // under the budget: one call, to goid's stub).
 func (w *Worker) checkDue() bool {
+	if raceBuild && gid.Get() == w.holder.Load() {
+		raceTouch(w.cur) // stall.md, H5; only the holder reads cur
+	}
 	return !goidFast || gid.Get() != w.holder.Load()
 }
 
@@ -82,6 +85,9 @@ const (
 // over whose blocked task the stall watch handed w on waits here until w
 // is handed back (stall.md, H4).
 func (w *Worker) mustHold(op string) {
+	if raceBuild && w.held() {
+		raceTouch(w.cur) // stall.md, H5; only the holder reads cur
+	}
 	if !w.held() {
 		w.notHeld(op)
 	}

@@ -15,8 +15,10 @@ import "strings"
 // touch the worker at once; the code cites them.
 
 // handOver is H1-H3 for w, whose holder, goroutine g, the monitor found
-// blocked at two looks (L4) while a parked task of w's is resumable. It
-// reports whether it handed w to that task.
+// blocked at two looks (L4) while a parked task of w's is resumable, or
+// while w's deque holds tasks that no thief can take (private ones, where
+// there are no private steals: wsdeque.md, D8). It reports whether it
+// handed w on: to that task, or to a carrier that runs w's deque.
 func (p *Pool) handOver(w *remote, g int64) bool {
 	if !goidFast {
 		// Forks sample the identity check there (debug.go): a holder
@@ -29,21 +31,18 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 	// every check the goroutine makes from here on fails and waits for
 	// hmu (H4). A holder that handed w on meanwhile (or exits) changed
 	// the word first: the CAS fails.
-	if len(w.resumable) == 0 || !w.holder.CompareAndSwap(g, -g) {
+	if !w.holder.CompareAndSwap(g, -g) {
 		return false
 	}
 	// The holder's carrier: its store into cur came before its store of
 	// g into holder, which the CAS read.
 	c := w.cur
-	if c != nil {
-		raceAcquire(c) // H5
-	}
 	// H2: one goroutine dump, after H1: the holder must still be blocked
 	// in it, in the program's code, with no frame of fj's below that
 	// would touch w without a check first.
 	p.stall.dumps.Add(1)
 	st := boundedStacks([]int64{g})[g]
-	if c == nil || c.goid != g || !blockedState(st) || !handOverFrames(st) {
+	if c == nil || c.goid != g || !raceClean(c) || !blockedState(st) || !handOverFrames(st) {
 		// As it was, unless a carrier taking w over stored its own id
 		// meanwhile (a Goexit's successor: carrier.go); the holder's own
 		// unregister waits for this decision (H1).
@@ -51,12 +50,23 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 		return false
 	}
 	// H3: the holder's carrier is displaced, counted as parked, and w
-	// goes to the most recently resumed task, as C4 would give it.
+	// goes to the most recently resumed task, as C4 would give it, or
+	// else to an idle carrier or a new one, as C2's hand-off does.
 	c.displaced = true
 	w.displaced = append(w.displaced, c)
 	w.parked.Add(1)
-	next := w.popResumable()
 	p.stall.handOvers.Add(1)
+	next := w.popResumable()
+	if next == nil {
+		if n := len(w.idle); n > 0 {
+			next = w.idle[n-1]
+			w.idle = w.idle[:n-1]
+		}
+	}
+	if next == nil {
+		p.startCarrier(w.newCarrier(), true) // under hmu: it takes w over without it
+		return true
+	}
 	next.turn <- struct{}{} // one token per parking, never blocks (C2)
 	return true
 }

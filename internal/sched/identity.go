@@ -228,6 +228,9 @@ func (p *Pool) holderOf(g int64) *Worker {
 					if w.holder.Load() != g && !w.reclaim(g) {
 						return nil
 					}
+					if raceBuild {
+						raceTouch(w.cur) // stall.md, H5
+					}
 					return w
 				}
 			}

@@ -183,7 +183,7 @@ func (w *Worker) execute(t *task) {
 		return
 	}
 	if raceBuild {
-		raceRelease(w.cur) // stall.md, H5: after the last write above
+		raceTaskStart(w.cur) // stall.md, H5: after the last write above
 	}
 	t.r.Run(w)
 }

@@ -383,9 +383,10 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 		}
 		p.noteBlock(v, h, w, s, now)
 		// H1-H3: a parked task of w's is ready, and only w can resume
-		// it: hand w to it over the blocked holder's head, once per
-		// block.
-		if mine > 0 && !s.handOver {
+		// it, or w's deque holds tasks no thief can take: hand w over
+		// the blocked holder's head, once per block.
+		unreachable := !wsdeque.PrivateSteals() && own > w.dq.Stealer().Len() // private tasks, no private steals
+		if (mine > 0 || unreachable) && !s.handOver {
 			s.handOver = true
 			if p.handOver(w, g) {
 				soon = true
