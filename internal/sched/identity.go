@@ -192,8 +192,8 @@ func (w *Worker) unregister(c *carrier) {
 		// (stall.md, H1-H3), under hmu: wait for it, then clear the
 		// word if the decision gave it back.
 		w.hmu.Lock()
-		w.hmu.Unlock()
 		w.holder.CompareAndSwap(c.goid, 0)
+		w.hmu.Unlock()
 	}
 }
 
