@@ -103,7 +103,7 @@ func (w *Worker) reclaim(g int64) bool {
 	c.displaced = false
 	// Its table entry stayed while it was displaced (so that its own
 	// lookups come here); taking the worker back registers it anew (I3).
-	w.unregister(c) // the holder is another's: only the entry goes
+	w.dropEntry(c) // the holder word is another's, or still -g (H3)
 	w.resumable = append(w.resumable, c)
 	w.nResumable.Add(1) // after the append, before the token (as resume)
 	w.hmu.Unlock()

@@ -179,14 +179,7 @@ func (w *Worker) register(c *carrier) {
 // worker (a blocking section, a deferred call on the way out) is not
 // mistaken for a task of the pool.
 func (w *Worker) unregister(c *carrier) {
-	if c.slot != nil {
-		c.slot.Store(0)
-		c.slot = nil
-	}
-	if c.overflowed {
-		c.overflowed = false
-		w.pool.holders.overflow.Add(-1)
-	}
+	w.dropEntry(c)
 	if !w.holder.CompareAndSwap(c.goid, 0) && w.holder.Load() == -c.goid {
 		// The monitor is deciding a hand-over of w over c's head
 		// (stall.md, H1-H3), under hmu: wait for it, then clear the
@@ -194,6 +187,19 @@ func (w *Worker) unregister(c *carrier) {
 		w.hmu.Lock()
 		w.holder.CompareAndSwap(c.goid, 0)
 		w.hmu.Unlock()
+	}
+}
+
+// dropEntry is unregister's half for the table: c's entry goes, and
+// w.holder is left alone. Only c's goroutine calls it.
+func (w *Worker) dropEntry(c *carrier) {
+	if c.slot != nil {
+		c.slot.Store(0)
+		c.slot = nil
+	}
+	if c.overflowed {
+		c.overflowed = false
+		w.pool.holders.overflow.Add(-1)
 	}
 }
 
