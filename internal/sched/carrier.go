@@ -71,10 +71,6 @@ type carriers struct {
 	displaced []*carrier
 }
 
-func (w *remote) newCarrier() *carrier {
-	return &carrier{w: w, turn: make(chan struct{}, 1), section: -1}
-}
-
 // startCarrier starts a goroutine for c; holding says whether it starts
 // as the worker's holder or as an idle carrier.
 func (p *Pool) startCarrier(c *carrier, holding bool) {

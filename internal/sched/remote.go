@@ -113,3 +113,9 @@ func (w *remote) popResumable() *carrier {
 	w.nResumable.Add(-1)
 	return c
 }
+
+// newCarrier makes a carrier for w: the monitor's hand-over and a spare's
+// start make them too, not only w's holder.
+func (w *remote) newCarrier() *carrier {
+	return &carrier{w: w, turn: make(chan struct{}, 1), section: -1}
+}
