@@ -1,6 +1,9 @@
 package sched
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Hand-over (stall.md, H1-H5): a holder blocked in the program's code
 // while a parked task of its worker is ready to resume keeps that task
@@ -69,6 +72,26 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 	}
 	next.turn <- struct{}{} // one token per parking, never blocks (C2)
 	return true
+}
+
+// tryHandOver is handOver paced (H2): each attempt stops the world for
+// one bounded dump, a time that grows with the process's goroutines, so
+// the next attempt waits at least a hundred times what this one took,
+// and, after an attempt that could not hand over (the holder inside a
+// loop or a join, say), a delay that doubles from a millisecond up to the
+// report threshold: a pool whose holders block in such frames again and
+// again dumps a few times per threshold, not once per block.
+func (p *Pool) tryHandOver(v *stallView, w *remote, g int64, now time.Time) bool {
+	start := time.Now()
+	ok := p.handOver(w, g)
+	took := time.Since(start)
+	if ok {
+		v.handBackoff = 0
+	} else {
+		v.handBackoff = min(max(2*v.handBackoff, time.Millisecond), p.stall.threshold)
+	}
+	v.handNext = now.Add(max(v.handBackoff, 100*took))
+	return ok
 }
 
 // reclaim is H4: the calling goroutine g found that it does not hold w.

@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -291,5 +292,32 @@ func TestHandOverPrivateForkWithoutPrivateSteals(t *testing.T) {
 				t.Errorf("the task returned %d (want %d); %d hand-overs, %d reports", n, 2+workers, st.HandOvers, len(r.get()))
 			}
 		})
+	}
+}
+
+// H2's pacing: a loop whose bodies block without a section, inside the
+// loop's frames (which no hand-over may cross), while parked tasks of
+// their workers are ready (the loop's own joins), would have the monitor
+// dump the goroutines at every block; paced, it dumps about once per
+// threshold at most (tryHandOver), plus the report's one.
+func TestHandOverAttemptsArePaced(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const threshold = 200 * time.Millisecond
+	var r reports
+	p := stallPool(2, &r, pool.WithStallThreshold(threshold))
+	opt, _ := parallel.WithContext(context.Background())
+	start := time.Now()
+	err := parallel.ForErr(p, 0, 1000, func(w *pool.Worker, i int) error {
+		time.Sleep(time.Duration(1+i%4) * time.Millisecond) // no section
+		return nil
+	}, opt)
+	took := time.Since(start)
+	_, _, _, dumps := sched.StallWatch(sched.From[sched.Pool](p))
+	p.Close()
+	// The report's dump; the backoff's doublings from 1 ms up to the
+	// threshold (8); then one per threshold.
+	if bound := 1 + 9 + int64(took/threshold); err != nil || dumps > bound {
+		t.Errorf("ForErr returned %v; %d dumps in %v, want at most %d", err, dumps, took, bound)
 	}
 }

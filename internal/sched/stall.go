@@ -205,6 +205,10 @@ type stallView struct {
 	// standIn[h] is the slot of the spare standing in for slot h, or -1.
 	standIn []int
 	rep     *pendingReport
+	// H2's pacing: when the next hand-over may dump the goroutines, and
+	// the delay after one that could not hand over (tryHandOver).
+	handNext    time.Time
+	handBackoff time.Duration
 	// The fallback look's (L1): when the next dump may come, the delay
 	// after one that found a holder running, and its buffer.
 	next    time.Time
@@ -386,9 +390,9 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 		// it, or w's deque holds tasks no thief can take: hand w over
 		// the blocked holder's head, once per block.
 		unreachable := !wsdeque.PrivateSteals() && own > w.dq.Stealer().Len() // private tasks, no private steals
-		if (mine > 0 || unreachable) && !s.handOver {
+		if (mine > 0 || unreachable) && !s.handOver && !now.Before(v.handNext) {
 			s.handOver = true
-			if p.handOver(w, g) {
+			if p.tryHandOver(v, w, g, now) {
 				soon = true
 				continue
 			}
