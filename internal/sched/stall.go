@@ -1,26 +1,24 @@
 package sched
 
 import (
-	"bytes"
 	"context"
-	"github.com/forkjoin/fj/internal/wsdeque"
-	"runtime"
 	"runtime/pprof"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/forkjoin/fj/internal/wsdeque"
 )
 
 // Stalls: a task that blocks without a blocking section holds its worker,
 // and the work queued behind it waits. The pool watches its holders in
 // every build (L1-L4, W1-W5): a holder that is blocked while work waits
 // gets a spare worker standing in for it about a millisecond later
-// (X1-X6), and the first such block is reported once. stall.md next to
-// this file states the steps and argues why nothing is lost and nothing
-// runs twice; the comments here cite them.
+// (X1-X6, spares.go), the first such block is reported once, and a
+// parked task ready to resume behind a blocked holder is handed its worker
+// (H1-H5, handover.go). stall.md next to this file states the steps and
+// argues why nothing is lost and nothing runs twice; the comments here
+// cite them.
 
 // DefaultStallThreshold is how long the report waits after the first
 // block it describes (W5), when Config.StallThreshold is 0. Compensation
@@ -130,21 +128,6 @@ type stallWatch struct {
 	// For tests: monitor goroutines started, ticks, and goroutine dumps
 	// (the report's, and the fallback look's: L1).
 	starts, ticks, dumps atomic.Int64
-}
-
-// spareState is what makes a Worker a spare (X1-X5).
-type spareState struct {
-	// retire is set by the monitor (X4) and read by the spare's holder;
-	// a stale read only delays the exit to the next task boundary.
-	retire atomic.Bool
-	// live is set by X1 and cleared by the exiting holder, last (X5):
-	// sequentially consistent, so that the monitor that reads it false
-	// also sees everything the spare did before (its deque drained).
-	live atomic.Bool
-	// principal is the slot of the holder the spare stands in for,
-	// written by X1 before the go statement that starts the spare's
-	// carrier, which orders it before the spare's reads (X4).
-	principal int
 }
 
 // initStalls sets up p's stall watch from cfg.
@@ -316,15 +299,6 @@ func (p *Pool) disarmStalls() bool {
 	return again
 }
 
-// slotWorker returns the worker or live spare at slot h, or nil.
-func (p *Pool) slotWorker(h int) *remote {
-	w := p.slot(h)
-	if w != nil && w.asSpare != nil && !w.asSpare.live.Load() {
-		return nil
-	}
-	return w
-}
-
 // stallTick is one tick of the monitor at time now (W3-W5, X1, X4). It
 // reports whether the monitor stays armed, and whether it should look
 // again soon (a holder was seen blocked with work waiting).
@@ -438,27 +412,6 @@ func (p *Pool) lookHolder(l *gLayout, w *remote, mark, g int64) (gState, bool) {
 	return st, true
 }
 
-// standInLive reports whether the spare at slot k is live.
-func (p *Pool) standInLive(k int) bool {
-	s := p.slot(k)
-	return s != nil && s.asSpare.live.Load()
-}
-
-// retireStandIn is X4 for the spare standing in for slot h, whose holder
-// is not blocked (any more): it retires at its next task boundary.
-func (p *Pool) retireStandIn(v *stallView, h int) {
-	k := v.standIn[h]
-	if k < 0 {
-		return
-	}
-	v.standIn[h] = -1
-	s := p.slot(k)
-	if s != nil && s.asSpare.live.Load() {
-		s.asSpare.retire.Store(true)
-		s.signal()
-	}
-}
-
 func (v *stallView) reset() {
 	for i := range v.seen {
 		v.seen[i] = stallSeen{}
@@ -495,180 +448,6 @@ func (p *Pool) published() int {
 		}
 	}
 	return n
-}
-
-// startStandIn is X1 for the holder of slot h: a spare in a free slot of
-// h's worker, unless the bound is reached (counted instead).
-func (p *Pool) startStandIn(v *stallView, h int) {
-	m := &p.stall
-	n := len(p.workers)
-	root := h % n // slot h's worker: a spare's slot is n+k, k ≡ its worker
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stopped {
-		return
-	}
-	for k := root; n+k < p.Slots(); k += n {
-		s := p.slot(n + k)
-		if s == nil {
-			s = p.newSpare(k)
-		}
-		if s.asSpare.live.Load() {
-			continue
-		}
-		s.asSpare.retire.Store(false)
-		s.asSpare.principal = h
-		s.asSpare.live.Store(true)
-		m.live.Add(1)
-		m.started.Add(1)
-		v.standIn[h] = n + k
-		v.seen[n+k] = stallSeen{}
-		p.startCarrier(s.newCarrier(), true)
-		return
-	}
-	m.atLimit.Add(1)
-}
-
-// newSpare makes spare slot k (X1), at slot Workers()+k: it stands in
-// for worker k mod Workers(), whose ID it reports, or for a spare of that
-// worker's. The monitor calls it under stall.mu.
-func (p *Pool) newSpare(k int) *remote {
-	n := len(p.workers)
-	s := p.newWorker(k%n, n+k, new(spareState), p.workers[0].dq.Cap()).remote()
-	p.slots.all[n+k].Store(s)
-	if made := int32(n + k + 1); made > p.slots.made.Load() {
-		p.slots.made.Store(made) // after the entry (slots.go)
-	}
-	p.stall.made.Add(1)
-	return s
-}
-
-// spareHold is a spare's holder loop (X2, X4, X5), the counterpart of a
-// worker's hold: c holds w, a spare.
-func (w *Worker) spareHold(c *carrier) {
-	for {
-		if w.resumePending() { // C4
-			if !w.handBack(c) {
-				return
-			}
-			continue
-		}
-		free := w.inProgress.Load()&runningMask == 0
-		if free && (w.asSpare.retire.Load() || w.principalRuns()) {
-			w.spillSpare() // X4: its queued tasks to the injector, not run first
-			if w.dq.Count() == 0 {
-				w.exitSpare(c)
-				return
-			}
-		}
-		idle := free && w.dq.Count() == 0
-		if t := w.spareFind(); t != nil {
-			w.runTask(c, t)
-			continue
-		}
-		if idle {
-			w.exitSpare(c) // X4: out of work
-			return
-		}
-		// X4: tasks in progress (parked, or in sections) and nothing to
-		// run: wait for one to resume (C3 sends a token) or for the
-		// monitor to say work is queued. A token sent since the checks
-		// above is in the channel already. The sleep state tells the
-		// monitor that this wait is fj's, not a task's (L3): stored
-		// before the wait and after it, sequentially consistent, and
-		// loaded by the monitor after the status word, so that a look
-		// that finds the goroutine waiting and the state awake has at
-		// worst caught the spare waking up, which the second look of L4
-		// does not repeat.
-		w.sleepState.Store(asleep)
-		<-w.wake
-		w.sleepState.Store(awake)
-	}
-}
-
-// principalRuns is X4's own look of a spare between tasks: whether the
-// holder it stands in for is no longer blocked (L3). The monitor finds
-// that too, but its tick waits for a free P, which a spare and a resumed
-// task that both compute may not leave it until the runtime preempts one
-// (10 ms); the spare's own look, at each task boundary, costs a few loads.
-func (w *Worker) principalRuns() bool {
-	l := gLook()
-	if !l.ok {
-		return false
-	}
-	p := w.pool
-	pw := p.slotWorker(w.asSpare.principal)
-	if pw == nil {
-		return true // a spare that has exited
-	}
-	st, ok := p.lookHolder(l, pw, pw.inProgress.Load(), pw.holder.Load())
-	return !ok || !st.blocked
-}
-
-// spillSpare is X4's hand-back: a retiring spare with no task in
-// progress moves the tasks left in its deque (a batch it took from the
-// injector, forks left unjoined) to the injector, where the workers take
-// them, instead of running them all before it exits. It takes them as an
-// overflow does (TakeOldest, then a Pop for the newest), by the deque's
-// exclusive exits (X3), and publishes them (P2). Only w's holder calls it.
-func (w *Worker) spillSpare() {
-	if w.dq.Count() == 0 {
-		return
-	}
-	if w.spill == nil {
-		w.spill = make([]*task, max(1, w.dq.Cap()/2))
-	}
-	for {
-		w.dq.Publish() // TakeOldest moves published tasks only
-		k := w.dq.TakeOldest(w.spill)
-		if k == 0 {
-			break
-		}
-		// Counted as overflows: they reach the injector as an
-		// overflow's do, and Stats keeps InjectorPops = Submitted +
-		// Overflows.
-		w.counts[countOverflows] += uint64(k)
-		w.pool.inj.pushBatch(uint32(w.id), w.spill[:k])
-		clear(w.spill[:k])
-	}
-	if t := w.dq.Pop(); t != nil {
-		w.counts[countOverflows]++
-		w.pool.inj.push(uint32(w.id), t)
-	}
-	w.pool.notify(w)
-}
-
-// spareFind is X2's order: the spare's own deque (and, periodically, the
-// injector first), then the injector and the workers' deques, then the
-// other spares'.
-func (w *Worker) spareFind() *task {
-	if t := w.local(); t != nil {
-		return t
-	}
-	return w.findWork()
-}
-
-// exitSpare is X5.
-func (w *Worker) exitSpare(c *carrier) {
-	w.unregister(c)
-	w.flushCounters()
-	w.dismissIdleCarriers()
-	w.pool.stall.live.Add(-1)
-	w.asSpare.live.Store(false) // last: X1 may start the spare again
-}
-
-// stealSpares tries every live spare's deque once, for steal.
-func (w *Worker) stealSpares() *task {
-	for s := range w.pool.madeSpares() {
-		if s == w.remote() {
-			continue
-		}
-		if t := s.dq.Stealer().Steal(); t != nil {
-			w.counts[countSteals]++
-			return t
-		}
-	}
-	return nil
 }
 
 // noteBlock is W5's collection: the first compensated block of the pool
@@ -728,45 +507,6 @@ func (p *Pool) deliverReport(v *stallView) {
 		m.handler(r)
 		m.handlerG.Store(0)
 	}
-}
-
-// reportDump bounds the buffer of the report's goroutine dump: its memory
-// does not grow with the process's goroutines. The holders are usually
-// near its start (runtime.Stack lists the calling goroutine, then the
-// others in creation order, and a pool's carriers are made early); one
-// that is not is reported without its stack.
-const reportDump = 64 << 10
-
-// boundedStacks returns the stacks of the goroutines in want that fit in
-// one dump of reportDump bytes, by id. runtime.Stack stops the world while
-// it writes every goroutine: this is taken once per pool, for its report.
-func boundedStacks(want []int64) map[int64]string {
-	buf := make([]byte, reportDump+2)
-	n := runtime.Stack(buf[:reportDump], true)
-	if n < reportDump { // complete: end the last stack as the others end
-		n += copy(buf[n:], "\n\n")
-	}
-	return splitStacks(buf[:n], want)
-}
-
-// splitStacks returns the stacks in dump of the goroutines in want, by
-// id, each starting with its header line ("goroutine 7 [chan send]:").
-// A stack cut short by the buffer's end is left out.
-func splitStacks(dump []byte, want []int64) map[int64]string {
-	m := make(map[int64]string, len(want))
-	for rest := dump; len(rest) > 0; {
-		g := rest
-		i := bytes.Index(rest, []byte("\n\n"))
-		if i < 0 {
-			break // the last stack, cut short by the buffer
-		}
-		g, rest = rest[:i], rest[i+2:]
-		id, ok := stackGoroutine(g)
-		if ok && slices.Contains(want, id) {
-			m[id] = strings.TrimRight(string(g), "\n") + "\n"
-		}
-	}
-	return m
 }
 
 // stallTickStack is the fallback look (L1: no layout found): the old
@@ -836,63 +576,6 @@ func (p *Pool) stallTickStack(v *stallView, now time.Time, queued, resumable int
 				Blocked: now.Sub(v.seen[i].since), Stack: stacks[g]})
 		}
 		p.deliverReport(v)
-	}
-	return true
-}
-
-// goroutineStacks returns the stacks of the goroutines whose ids are in
-// want, by id, from a dump of every goroutine, and the buffer it used, to
-// be given back next time (the fallback look's only: its buffer grows
-// with the goroutines, as it must to find the holders wherever they are).
-func goroutineStacks(buf []byte, want []int64) ([]byte, map[int64]string) {
-	if len(buf) == 0 {
-		buf = make([]byte, max(1<<16, 4<<10*runtime.NumGoroutine()))
-	}
-	var n int
-	for {
-		n = runtime.Stack(buf, true)
-		if n < len(buf) {
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	return buf, splitStacks(append(buf[:n:n], "\n\n"...), want)
-}
-
-// stackGoroutine returns the id in the header of one goroutine's stack.
-func stackGoroutine(g []byte) (int64, bool) {
-	rest, ok := bytes.CutPrefix(g, []byte("goroutine "))
-	if !ok {
-		return 0, false
-	}
-	i := bytes.IndexByte(rest, ' ')
-	if i < 0 {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(string(rest[:i]), 10, 64)
-	return id, err == nil
-}
-
-// headerState returns the state in the header of a goroutine's stack
-// ("chan receive" in "goroutine 7 [chan receive, 2 minutes]:"), or "".
-func headerState(stack string) string {
-	i := strings.IndexByte(stack, '[')
-	j := strings.IndexAny(stack, ",]")
-	if i < 0 || j < i {
-		return ""
-	}
-	return stack[i+1 : j]
-}
-
-// blockedState reports whether the goroutine whose stack starts with
-// header is blocked: its state (the bracket in "goroutine 7 [chan send,
-// 2 minutes]:") is none of those of a goroutine that runs, or is about
-// to. A system call counts as blocked: that is where a task reading a
-// file or a socket sits.
-func blockedState(header string) bool {
-	switch headerState(header) {
-	case "", "running", "runnable", "preempted", "GC assist wait", "GC assist marking", "copystack":
-		return false
 	}
 	return true
 }
