@@ -27,14 +27,30 @@ import (
 //	G4  Wait (the opener's) takes back the group's own tasks from the
 //	    bottom of its worker's deque and runs them inline (J1, J2: they
 //	    are what it waits for), then waits for the rest (J3).
+//	G5  A group opened with a home worker (OpenOn) may serve again, as a
+//	    new group, once its opener's Wait has returned, if it was not
+//	    canceled, every task ran on home and nobody waits: a task that
+//	    runs elsewhere sets awayBit in n before its Done, and a task of
+//	    home's runs on home's holder, which the opener is again only
+//	    after that task's Done returned, so no goroutine but the opener's
+//	    touches g any more. It is then left open (not Closed): its
+//	    forkers must tell a fork meant for the old group apart
+//	    themselves (taskblock: Add, check, Fork, and Undo if the count
+//	    went to a later group).
 type Group struct {
-	n       atomic.Int64 // 2×pending + open, | canceledBit (G1)
+	n       atomic.Int64 // 2×pending + open, | canceledBit | awayBit (G1, G5)
 	waiters atomic.Pointer[waiter]
 	owner   GroupOwner
+	home    *Worker // OpenOn's (G5), or nil
 }
 
-// canceledBit marks a canceled group in n, far above any count.
-const canceledBit = 1 << 62
+// canceledBit marks a canceled group in n, far above any count; awayBit
+// one that a task ran away from home (G5).
+const (
+	canceledBit = 1 << 62
+	awayBit     = 1 << 61
+	flagBits    = canceledBit | awayBit
+)
 
 // GroupOwner is told how the tasks of a group failed (taskblock's Block,
 // which collects the panics and keeps the first error).
@@ -53,6 +69,35 @@ func (g *Group) Open(owner GroupOwner) {
 	g.n.Store(1)
 }
 
+// OpenOn is Open for a group whose tasks are forked on home (the opener's
+// worker) and that its opener may reuse (G5).
+func (g *Group) OpenOn(owner GroupOwner, home *Worker) {
+	g.home = home
+	g.Open(owner)
+}
+
+// Reusable reports whether g may serve again as a new group (G5): it is
+// open, not canceled, no task is pending, all its tasks ran on its home
+// worker, and nobody waits on it. Only its opener may ask, after its Wait
+// returned.
+func (g *Group) Reusable() bool {
+	return g.home != nil && g.n.Load() == 1 && g.waiters.Load() == nil
+}
+
+// Add counts a task about to be forked into g and reports whether g is
+// open to it (G2); the forker then forks it (Fork) or withdraws it (Undo).
+// It is Go in steps, for a forker that checks, once the task is counted,
+// that g is still the group it meant (G5).
+func (g *Group) Add() bool { return g.add() }
+
+// Undo withdraws a task that Add counted and that is not forked: as if it
+// had run away from home and finished at once (G5: the group whose count
+// it borrowed may be a newer one, which is then not reused).
+func (g *Group) Undo() {
+	g.n.Or(awayBit)
+	g.done()
+}
+
 // Cancel cancels g: its tasks that have not started are skipped, and Go
 // forks nothing more.
 func (g *Group) Cancel() { g.n.Or(canceledBit) }
@@ -69,7 +114,7 @@ func (g *Group) Close() { g.addN(-1) }
 func (g *Group) add() bool {
 	for {
 		n := g.n.Load()
-		if n&^canceledBit == 0 {
+		if n&^flagBits == 0 {
 			return false
 		}
 		// Sequentially consistent CAS: a task's Done that brings n to
@@ -85,10 +130,10 @@ func (g *Group) add() bool {
 func (g *Group) done() { g.addN(-2) }
 
 func (g *Group) addN(d int64) {
-	v := g.n.Add(d) &^ canceledBit
-	// Below zero, a canceled group's count borrows canceledBit: v is then
-	// far above any count instead of negative.
-	if v < 0 || v >= canceledBit/2 {
+	v := g.n.Add(d) &^ flagBits
+	// Below zero, a flagged group's count borrows a flag: v is then far
+	// above any count instead of negative.
+	if v < 0 || v >= awayBit/2 {
 		panic("sched: Group below zero")
 	}
 	if v>>1 == 0 && g.waiters.Load() != nil {
@@ -102,7 +147,10 @@ func (g *Group) addN(d int64) {
 }
 
 // IsSet reports whether no task of g is pending.
-func (g *Group) IsSet() bool { return (g.n.Load()&^canceledBit)>>1 == 0 }
+func (g *Group) IsSet() bool { return (g.n.Load()&^flagBits)>>1 == 0 }
+
+// Ended reports whether g has ended (G2): closed, and every task finished.
+func (g *Group) Ended() bool { return g.n.Load()&^flagBits == 0 }
 
 func (g *Group) addWaiter(n *waiter) bool {
 	for {
@@ -155,10 +203,17 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 		return false
 	}
 	// See groupTask: the same function values, typed for *Worker.
+	Fork(g, w, f, fe)
+	return true
+}
+
+// Fork forks a task of g that Add counted onto w, the worker the caller
+// holds, as Go does.
+func Fork[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) {
+	// See groupTask: the same function values, typed for *Worker.
 	af := *(*func(*Worker))(unsafe.Pointer(&f))
 	afe := *(*func(*Worker) error)(unsafe.Pointer(&fe))
 	forkGroupTask(w, g, af, afe)
-	return true
 }
 
 // GoOutside queues a task of g that runs f(w') on whichever worker w' of p
@@ -202,6 +257,9 @@ func (t *groupTask) Run(w *Worker) {
 	t.g, t.f, t.fe = nil, nil, nil
 	if t.owner == w {
 		w.recycle(&t.task)
+	}
+	if w != g.home && g.home != nil {
+		g.n.Or(awayBit) // G5: before Done
 	}
 	if g.Canceled() {
 		g.done() // not started: skipped
