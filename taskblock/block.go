@@ -34,11 +34,14 @@ type Block struct {
 // state back for the next Define there (sched.Group, G5), and one whose
 // tasks ran elsewhere, or failed, leaves it to the garbage collector.
 type state struct {
-	// block is the *Block the state serves (nil while it is free): a
-	// Block whose state serves another one has ended. Add, then check
-	// it, then fork: a fork counted in a later block is withdrawn
-	// (schedule). Read atomically (serves); newBlock's store is plain.
-	block unsafe.Pointer
+	// block is the address of the Block the state serves (0 while it is
+	// free): a Block whose state serves another one has ended. Add, then
+	// check it, then fork: a fork counted in a later block is withdrawn
+	// (schedule). Read atomically (serves); newBlock's store is plain. An
+	// address, not a pointer, so that writing it costs no write barrier:
+	// it is compared with Blocks that are alive (the caller's), and the
+	// Block it names keeps the state alive, not the other way round.
+	block uintptr
 
 	w *pool.Worker // the worker running the body, the state's home
 
@@ -61,7 +64,7 @@ type state struct {
 	// need it.
 	failure atomic.Pointer[failure]
 
-	next *state // in the worker's free list
+	slot int32 // its index in its worker's local.states
 }
 
 type failure struct {
@@ -186,7 +189,9 @@ func (b *Block) ended() bool {
 }
 
 // serves reports whether s is b's state.
-func (s *state) serves(b *Block) bool { return atomic.LoadPointer(&s.block) == unsafe.Pointer(b) }
+func (s *state) serves(b *Block) bool {
+	return atomic.LoadUintptr(&s.block) == uintptr(unsafe.Pointer(b))
+}
 
 func (b *Block) checkLive(op string) {
 	if b.ended() {

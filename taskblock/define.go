@@ -105,12 +105,17 @@ func newBlock(w *pool.Worker, errMode bool) *Block {
 		l = new(local)
 		*slot = unsafe.Pointer(l)
 	}
-	s := l.free
-	if s != nil {
-		l.free, s.next = s.next, nil
+	var s *state
+	if n := len(l.free); n > 0 {
+		i := l.free[n-1]
+		l.free = l.free[:n-1]
+		if s = l.states[i]; s == nil {
+			s = newState(w, i)
+			l.states[i] = s
+		}
 	} else {
-		s = &state{w: w}
-		s.group.OpenOn((*failures)(s), sw)
+		s = newState(w, int32(len(l.states)))
+		l.states = append(l.states, s)
 	}
 	if l.batch == nil || l.next == len(l.batch) {
 		l.batch, l.next = new([512]Block), 0
@@ -122,16 +127,26 @@ func newBlock(w *pool.Worker, errMode bool) *Block {
 	// A plain store: the body and the tasks see it through the call and
 	// the forks; a Run racing on an old Block of s's, which end no longer
 	// let through, needs only to see something else than its own.
-	s.block = unsafe.Pointer(b)
+	s.block = uintptr(unsafe.Pointer(b))
 	return b
 }
 
-// local is what a worker keeps for taskblock: its free states and the
-// Blocks it hands out next.
+func newState(w *pool.Worker, slot int32) *state {
+	s := &state{w: w, slot: slot}
+	s.group.OpenOn((*failures)(s), sched.From[sched.Worker](w))
+	return s
+}
+
+// local is what a worker keeps for taskblock: its states and the Blocks
+// it hands out next. A state is found by its index, so that taking and
+// handing back one writes no pointer (no write barrier): free lists the
+// indices of the states not in use, and of the slots whose state was given
+// up (nil), to fill anew.
 type local struct {
-	free  *state
-	batch *[512]Block
-	next  int // the next Block of batch to hand out
+	states []*state
+	free   []int32
+	batch  *[512]Block
+	next   int // the next Block of batch to hand out
 }
 
 // end ends the block, once the body has returned and s.wait with it: from
@@ -147,7 +162,7 @@ type local struct {
 func (b *Block) end() {
 	s := b.s
 	if s.group.Reusable() {
-		atomic.StorePointer(&s.block, nil) // before the group's count is read again (schedule)
+		atomic.StoreUintptr(&s.block, 0) // before the group's count is read again (schedule)
 	} else {
 		s.group.Close()
 	}
@@ -158,16 +173,16 @@ func (b *Block) end() {
 
 // release hands b's state back to its worker for a later Define, if end
 // let b go of it and it may still be reused (G5: the block did not fail
-// and every task ran on the worker, inline). Otherwise the garbage
-// collector takes it. Called by the body's goroutine, holding the worker,
-// once the block has ended.
+// and every task ran on the worker, inline). Otherwise the worker gives it
+// up, to the garbage collector once b and its tasks are. Called by the
+// body's goroutine, holding the worker, once the block has ended.
 func (b *Block) release() {
 	s := b.s
-	if atomic.LoadPointer(&s.block) != nil || !s.group.Reusable() {
-		return
-	}
 	l := (*local)(*sched.From[sched.Worker](s.w).LocalBlocks())
-	s.next, l.free = l.free, s
+	if atomic.LoadUintptr(&s.block) != 0 || !s.group.Reusable() {
+		l.states[s.slot] = nil
+	}
+	l.free = append(l.free, s.slot)
 }
 
 // define runs the body on b's worker, waits for the block's tasks (G4),
@@ -183,6 +198,7 @@ func (b *Block) define(body func(*Block), bodyErr func(*Block) error) (Panics, e
 			// block strict here. The enclosing task reports the Goexit.
 			s.wait()
 			b.end()
+			b.release()
 		}
 	}()
 	b.runBody(body, bodyErr)
