@@ -186,45 +186,37 @@ func (b *Block) release() {
 }
 
 // define runs the body on b's worker, waits for the block's tasks (G4),
-// and returns the block's outcome.
+// and returns the block's outcome. The body and that wait run under one
+// capture, and the tasks the wait takes back run inline without one each
+// (sched.Group.RunOpener, G6).
 func (b *Block) define(body func(*Block), bodyErr func(*Block) error) (Panics, error) {
 	s := b.s
 	returned := false
 	defer func() {
 		if !returned {
 			// runtime.Goexit is unwinding this goroutine: called by the
-			// body, or by a task that s.wait ran inline. It cannot be
-			// stopped and would skip the rest of define, so keep the
-			// block strict here. The enclosing task reports the Goexit.
-			s.wait()
+			// body, or by a task that the wait ran inline. RunOpener
+			// reported it and waited for the block's tasks; end the
+			// block. The enclosing task reports the Goexit.
+			s.waiting = false
 			b.end()
 			b.release()
 		}
 	}()
-	b.runBody(body, bodyErr)
-	s.wait()
+	s.group.RunOpener(sched.From[sched.Worker](s.w), func() {
+		if bodyErr != nil {
+			if err := bodyErr(b); err != nil {
+				s.setErr(err)
+			}
+		} else {
+			body(b)
+		}
+		s.waiting = true // the wait begins (Wait)
+	}, func(p *sched.Panic) { s.fail(p, true) })
+	s.waiting = false
 	b.end()
 	returned = true
 	ps, err := s.outcome()
 	b.release()
 	return ps, err
-}
-
-// runBody runs the body, recording a panic (or a Goexit) as the block's.
-func (b *Block) runBody(body func(*Block), bodyErr func(*Block) error) {
-	s := b.s
-	var err error
-	sched.From[sched.Worker](s.w).Guard(func() {
-		if bodyErr != nil {
-			err = bodyErr(b)
-		} else {
-			body(b)
-		}
-	}, func(p *sched.Panic) {
-		if p != nil {
-			s.fail(p, true)
-		} else if err != nil {
-			s.setErr(err)
-		}
-	})
 }

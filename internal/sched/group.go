@@ -37,11 +37,25 @@ import (
 //	    forkers must tell a fork meant for the old group apart
 //	    themselves (taskblock: Add, check, Fork, and Undo if the count
 //	    went to a later group).
+//	G6  RunOpener runs the opener's body and its final Wait under one
+//	    deferred capture, and the tasks that Wait takes back run inline
+//	    without a Guard each: between such a task and RunOpener's frame
+//	    there is only the scheduler's Wait, so a panic or Goexit of the
+//	    task unwinds to RunOpener, which reports it as the running task's
+//	    (inline set), cancels g, counts the task done and waits for the
+//	    rest (their Guards back, skipping those not started). A Wait the
+//	    body calls itself keeps the Guards: the body's own frames, which
+//	    could recover a task's panic, lie between.
 type Group struct {
 	n       atomic.Int64 // 2×pending + open, | canceledBit | awayBit (G1, G5)
 	waiters atomic.Pointer[waiter]
 	owner   GroupOwner
 	home    *Worker // OpenOn's (G5), or nil
+	// inliner is the carrier running RunOpener's final Wait, whose
+	// tasks run inline without a Guard (G6), and inline is set while
+	// one does. Only that carrier writes them, on g's home worker.
+	inliner *carrier
+	inline  bool
 }
 
 // canceledBit marks a canceled group in n, far above any count; awayBit
@@ -174,6 +188,52 @@ func (g *Group) Wait(w *Worker) {
 	w.WaitFor(g)
 }
 
+// RunOpener runs body, the opener's part of g, on w, which the caller
+// holds, then waits for g's tasks (G4), running those it takes back inline
+// without a Guard each (G6). A panic or runtime.Goexit of the body is
+// reported to bodyFailed, which must cancel g; one of a task run inline
+// goes to g's owner, as a Guard would report it. Either way RunOpener then
+// waits for the rest of g's tasks, which the cancellation skips if they
+// have not started, and returns (a Goexit goes on unwinding instead).
+func (g *Group) RunOpener(w *Worker, body func(), bodyFailed func(p *Panic)) {
+	waiting, returned := false, false
+	defer func() {
+		if !returned {
+			g.unwound(w, waiting, recover(), bodyFailed)
+		}
+	}()
+	body()
+	waiting = true
+	g.inliner = w.cur
+	g.Wait(w)
+	g.inliner = nil
+	returned = true
+}
+
+// unwound is RunOpener's capture (G6): r is what its deferred function
+// recovered, nil for a Goexit, which unwindingGoexit tells apart from
+// panic(nil) under GODEBUG=panicnil=1.
+func (g *Group) unwound(w *Worker, waiting bool, r any, bodyFailed func(p *Panic)) {
+	var p *Panic
+	if r == nil && unwindingGoexit() {
+		seq := panicSeq.Add(1)
+		p = &Panic{Err: w.goexitReport(seq), Seq: seq}
+	} else {
+		p = recovered(r)
+	}
+	g.inliner = nil
+	if waiting && g.inline {
+		g.inline = false
+		g.owner.Failed(p, nil)
+		g.Cancel()
+		g.done()
+	} else {
+		// The body's (or the scheduler's own, in Wait: the opener's).
+		bodyFailed(p)
+	}
+	g.Wait(w)
+}
+
 // groupTask is one function run in a group: exactly one of f and fe is
 // set. They are the functions Go was given, of types func(*W) and
 // func(*W) error, held as functions of *Worker: a *W is a *Worker's
@@ -263,6 +323,22 @@ func (t *groupTask) Run(w *Worker) {
 	}
 	if g.Canceled() {
 		g.done() // not started: skipped
+		return
+	}
+	if w == g.home && g.inliner == w.cur && g.inliner != nil { // inliner is home's holders'
+		// G6: taken back by RunOpener's Wait, on its goroutine, which
+		// captures a panic or Goexit for this task (g.inline).
+		g.inline = true
+		if fe != nil {
+			if err := fe(w); err != nil {
+				g.owner.Failed(nil, err)
+				g.Cancel()
+			}
+		} else {
+			f(w)
+		}
+		g.inline = false
+		g.done()
 		return
 	}
 	var err error
