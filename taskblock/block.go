@@ -215,7 +215,8 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 		}
 		return
 	}
-	if !g.Add() {
+	ok, local := g.AddOn(w)
+	if !ok {
 		// G2: every task has finished and the body has returned: the
 		// caller is not a task of this block.
 		panic("taskblock: a task started in a block that has ended (its body returned and all its tasks " +
@@ -224,10 +225,10 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 	if !s.serves(b) {
 		// checkLive passed, but the block ended since and its state
 		// was reused: the count went to a later block (G5).
-		g.Undo()
+		g.UndoOn(local)
 		returned(op)
 	}
-	sched.Fork(g, w, f, fe)
+	sched.Fork(g, w, f, fe, local)
 }
 
 // Wait returns once every task run in the block so far, and every task

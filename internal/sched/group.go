@@ -46,6 +46,17 @@ import (
 //	    rest (their Guards back, skipping those not started). A Wait the
 //	    body calls itself keeps the Guards: the body's own frames, which
 //	    could recover a task's panic, lie between.
+//	G7  A task that home's holder forks into a group with a home (AddOn)
+//	    is counted in local, a plain count of home's holders, not in n:
+//	    most are taken back and finish on home (local--), and a fork
+//	    then costs no atomic operation. One that finishes elsewhere adds
+//	    one to stolen instead. Before its opener registers as a waiter
+//	    (addWaiter; the opener is the only one), it merges: n gets
+//	    local, then stolen is swapped for mergedBit and n loses what it
+//	    held, so that n never falls below the tasks it counts; from then
+//	    on every fork and Done of g goes through n, which wakes the
+//	    opener (G3). Pending is n's count plus local less stolen until
+//	    then, and IsSet is the opener's.
 type Group struct {
 	n       atomic.Int64 // 2×pending + open, | canceledBit | awayBit (G1, G5)
 	waiters atomic.Pointer[waiter]
@@ -54,8 +65,13 @@ type Group struct {
 	// inliner is the carrier running RunOpener's final Wait, whose
 	// tasks run inline without a Guard (G6), and inline is set while
 	// one does. Only that carrier writes them, on g's home worker.
-	inliner *carrier
-	inline  bool
+	inliner     *carrier
+	inline      bool
+	inlineLocal bool // the inline task's local (G7)
+	// local and stolen are G7's counts: local is home's holders', stolen
+	// (| mergedBit) is added to by other workers.
+	local  int64
+	stolen atomic.Int64
 }
 
 // canceledBit marks a canceled group in n, far above any count; awayBit
@@ -64,6 +80,7 @@ const (
 	canceledBit = 1 << 62
 	awayBit     = 1 << 61
 	flagBits    = canceledBit | awayBit
+	mergedBit   = 1 << 62 // in stolen (G7)
 )
 
 // GroupOwner is told how the tasks of a group failed (taskblock's Block,
@@ -95,7 +112,7 @@ func (g *Group) OpenOn(owner GroupOwner, home *Worker) {
 // worker, and nobody waits on it. Only its opener may ask, after its Wait
 // returned.
 func (g *Group) Reusable() bool {
-	return g.home != nil && g.n.Load() == 1 && g.waiters.Load() == nil
+	return g.home != nil && g.n.Load() == 1 && g.waiters.Load() == nil && g.stolen.Load() == 0 && g.local == 0
 }
 
 // Add counts a task about to be forked into g and reports whether g is
@@ -103,6 +120,28 @@ func (g *Group) Reusable() bool {
 // It is Go in steps, for a forker that checks, once the task is counted,
 // that g is still the group it meant (G5).
 func (g *Group) Add() bool { return g.add() }
+
+// AddOn is Add for a task that the holder of w forks: counted in local if
+// w is g's home (G7), which it reports, and in n otherwise.
+func (g *Group) AddOn(w *Worker) (ok, local bool) {
+	if w == g.home && g.stolen.Load()&mergedBit == 0 {
+		if g.n.Load()&^flagBits == 0 {
+			return false, false // G2
+		}
+		g.local++
+		return true, true
+	}
+	return g.add(), false
+}
+
+// UndoOn withdraws a task that AddOn counted (local as it reported).
+func (g *Group) UndoOn(local bool) {
+	if local {
+		g.local--
+		return
+	}
+	g.Undo()
+}
 
 // Undo withdraws a task that Add counted and that is not forked: as if it
 // had run away from home and finished at once (G5: the group whose count
@@ -161,12 +200,56 @@ func (g *Group) addN(d int64) {
 }
 
 // IsSet reports whether no task of g is pending.
-func (g *Group) IsSet() bool { return (g.n.Load()&^flagBits)>>1 == 0 }
+func (g *Group) IsSet() bool {
+	if (g.n.Load()&^flagBits)>>1 != 0 {
+		return false
+	}
+	if g.home == nil {
+		return true
+	}
+	// G7: the opener's; before the merge, local tasks may be pending.
+	s := g.stolen.Load()
+	return s&mergedBit != 0 || g.local == s
+}
+
+// finish counts the end of a task of g on w (G3), local if it was counted
+// in local (G7).
+func (g *Group) finish(w *Worker, local bool) {
+	if local {
+		if w == g.home {
+			if g.stolen.Load()&mergedBit == 0 {
+				// Not merged, so nobody waits: the opener merges first.
+				g.local--
+				return
+			}
+		} else {
+			for {
+				s := g.stolen.Load()
+				if s&mergedBit != 0 {
+					break // merged: n counts it
+				}
+				if g.stolen.CompareAndSwap(s, s+1) {
+					return
+				}
+			}
+		}
+	}
+	g.done()
+}
 
 // Ended reports whether g has ended (G2): closed, and every task finished.
 func (g *Group) Ended() bool { return g.n.Load()&^flagBits == 0 }
 
 func (g *Group) addWaiter(n *waiter) bool {
+	if g.home != nil && g.stolen.Load()&mergedBit == 0 {
+		// G7's merge, by the opener: n first, so that it never falls
+		// below what it counts.
+		g.n.Add(2 * g.local)
+		g.local = 0
+		if s := g.stolen.Swap(mergedBit) &^ mergedBit; s != 0 {
+			g.addN(-2 * s)
+		}
+	}
 	for {
 		old := g.waiters.Load()
 		n.next = old
@@ -226,7 +309,7 @@ func (g *Group) unwound(w *Worker, waiting bool, r any, bodyFailed func(p *Panic
 		g.inline = false
 		g.owner.Failed(p, nil)
 		g.Cancel()
-		g.done()
+		g.finish(w, g.inlineLocal)
 	} else {
 		// The body's (or the scheduler's own, in Wait: the opener's).
 		bodyFailed(p)
@@ -248,6 +331,7 @@ type groupTask struct {
 	f     func(*Worker)
 	fe    func(*Worker) error
 	owner *Worker // the worker whose deque it was pushed on
+	local bool    // counted in g's local (G7)
 }
 
 // Go forks a task of g onto w, the worker the caller holds, that runs f(w')
@@ -263,17 +347,17 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 		return false
 	}
 	// See groupTask: the same function values, typed for *Worker.
-	Fork(g, w, f, fe)
+	Fork(g, w, f, fe, false)
 	return true
 }
 
 // Fork forks a task of g that Add counted onto w, the worker the caller
 // holds, as Go does.
-func Fork[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) {
+func Fork[W any](g *Group, w *Worker, f func(*W), fe func(*W) error, local bool) {
 	// See groupTask: the same function values, typed for *Worker.
 	af := *(*func(*Worker))(unsafe.Pointer(&f))
 	afe := *(*func(*Worker) error)(unsafe.Pointer(&fe))
-	forkGroupTask(w, g, af, afe)
+	forkGroupTask(w, g, af, afe, local)
 }
 
 // GoOutside queues a task of g that runs f(w') on whichever worker w' of p
@@ -293,7 +377,7 @@ func GoOutside[W any](g *Group, p *Pool, f func(*W)) bool {
 	if !g.add() {
 		return false
 	}
-	t := &groupTask{g: g, f: *(*func(*Worker))(unsafe.Pointer(&f))} // see groupTask
+	t := &groupTask{g: g, f: *(*func(*Worker))(unsafe.Pointer(&f))} // see groupTask; not local (G7)
 	t.bind(t)
 	p.inj.push(rand.Uint32(), &t.task)
 	p.submitted.Add(1)
@@ -305,7 +389,7 @@ func GoOutside[W any](g *Group, p *Pool, f func(*W)) bool {
 // started; a panic or error cancels the group and goes to its owner; the
 // group counts the task finished last (G3).
 func (t *groupTask) Run(w *Worker) {
-	g, f, fe := t.g, t.f, t.fe
+	g, f, fe, local := t.g, t.f, t.fe, t.local
 	// Done with t itself. If it runs on the worker that pushed it, nobody
 	// else can reach it any more (a thief that read its slot lost the race
 	// to the pop), so hand it back now: the first Go inside f uses the same
@@ -322,13 +406,13 @@ func (t *groupTask) Run(w *Worker) {
 		g.n.Or(awayBit) // G5: before Done
 	}
 	if g.Canceled() {
-		g.done() // not started: skipped
+		g.finish(w, local) // not started: skipped
 		return
 	}
 	if w == g.home && g.inliner == w.cur && g.inliner != nil { // inliner is home's holders'
 		// G6: taken back by RunOpener's Wait, on its goroutine, which
 		// captures a panic or Goexit for this task (g.inline).
-		g.inline = true
+		g.inline, g.inlineLocal = true, local
 		if fe != nil {
 			if err := fe(w); err != nil {
 				g.owner.Failed(nil, err)
@@ -338,7 +422,7 @@ func (t *groupTask) Run(w *Worker) {
 			f(w)
 		}
 		g.inline = false
-		g.done()
+		g.finish(w, local)
 		return
 	}
 	var err error
@@ -357,6 +441,6 @@ func (t *groupTask) Run(w *Worker) {
 			g.owner.Failed(p, err)
 			g.Cancel()
 		}
-		g.done() // last: the task counts as finished after everything above
+		g.finish(w, local) // last: the task counts as finished after everything above
 	})
 }
