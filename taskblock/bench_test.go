@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/pool"
@@ -226,4 +227,93 @@ func fibSpawn(w *pool.Worker, n, cut int) int {
 	t := forkjoin.Spawn(w, func(w *pool.Worker) int { return fibSpawn(w, n-2, cut) })
 	x := fibSpawn(w, n-1, cut)
 	return x + t.Join(w)
+}
+
+// BenchmarkBlockCostPaired is BlockCost with its baseline interleaved: each
+// iteration times a round of Defines and a round of Spawn + Join of as
+// many tasks back to back, so that both see the same load on a shared
+// machine. It reports ns/define, ns/spawn and their ratio, the figure
+// issue 32 sets at most 2 (ns/op is a round of each).
+func BenchmarkBlockCostPaired(b *testing.B) {
+	const round = 1000
+	for _, workers := range []int{1, 2} {
+		p := pool.New(pool.WithWorkers(workers))
+		var sink atomic.Int64
+		task := func(*pool.Worker) { sink.Add(1) }
+		taskInt := func(*pool.Worker) int { sink.Add(1); return 0 }
+		for _, n := range []int{0, 1, 2} {
+			b.Run(fmt.Sprintf("workers=%d/tasks=%d", workers, n), func(b *testing.B) {
+				body := func(blk *taskblock.Block) {
+					for range n {
+						blk.Run(task)
+					}
+				}
+				var define, spawn time.Duration
+				p.Run(func(w *pool.Worker) {
+					var ts [2]forkjoin.Task[int]
+					b.ResetTimer()
+					for range b.N {
+						start := time.Now()
+						for range round {
+							taskblock.Define(w, body)
+						}
+						mid := time.Now()
+						for range round {
+							for i := range n {
+								ts[i] = forkjoin.Spawn(w, taskInt)
+							}
+							for i := n - 1; i >= 0; i-- {
+								ts[i].Join(w)
+							}
+							if n == 0 {
+								taskInt(w)
+							}
+						}
+						define += mid.Sub(start)
+						spawn += time.Since(mid)
+					}
+				})
+				ops := float64(b.N * round)
+				b.ReportMetric(float64(define.Nanoseconds())/ops, "ns/define")
+				b.ReportMetric(float64(spawn.Nanoseconds())/ops, "ns/spawn")
+				b.ReportMetric(float64(define)/float64(spawn), "define/spawn")
+			})
+		}
+		p.Close()
+	}
+}
+
+// BenchmarkBlockRecursionPaired is BlockRecursion with the three forms
+// timed back to back in every iteration, on 1 and 2 workers: it reports
+// each form's time over the sequential one's, block/seq and spawn/seq,
+// which on one worker are c1, issue 32's figures (at most 1.3 for the
+// block where Spawn's is at most 1.1).
+func BenchmarkBlockRecursionPaired(b *testing.B) {
+	const n, cut = 30, 12
+	want := fibSeq(n)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			var seq, block, spawn time.Duration
+			var got [3]int
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				got[0] = fibCut(n, cut)
+				t1 := time.Now()
+				got[1] = forkjoin.Invoke(p, func(w *pool.Worker) int { return fibBlock(w, n, cut) })
+				t2 := time.Now()
+				got[2] = forkjoin.Invoke(p, func(w *pool.Worker) int { return fibSpawn(w, n, cut) })
+				spawn += time.Since(t2)
+				seq += t1.Sub(t0)
+				block += t2.Sub(t1)
+				if got != [3]int{want, want, want} {
+					b.Fatalf("fib(%d) = %v, want %d", n, got, want)
+				}
+			}
+			b.ReportMetric(float64(block)/float64(seq), "block/seq")
+			b.ReportMetric(float64(spawn)/float64(seq), "spawn/seq")
+		})
+	}
 }
