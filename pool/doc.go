@@ -88,8 +88,8 @@
 // younger fork, run on its worker while it waited, locks it), and the
 // blocked task gets it back once its wait ends (Stats.HandOvers). It
 // cannot where the blocked task waits inside a join's first half, a
-// loop's body, a task block's body or a Region of its own: the parked
-// task then resumes when the block ends. See StallReport.
+// loop's body, a task block's body or task, or a Region of its own: the
+// parked task then resumes when the block ends. See StallReport.
 //
 // # Composing
 //

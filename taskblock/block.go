@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
@@ -20,10 +21,32 @@ import (
 // does using it from a goroutine that is not running a task of the
 // block's pool (a goroutine you started).
 type Block struct {
-	w *pool.Worker // the worker running the body
+	// A Block is a handle, one pointer, never used for two Defines: the
+	// body may keep it, and using it after its Define returned must
+	// panic, not start a task in a later block. What a block needs while
+	// it runs is its state, which its worker reuses for a later Define
+	// once nothing can reach it but this handle (newBlock, release).
+	s *state
+}
+
+// state is a block's state, behind its Block. A worker keeps a list of
+// free ones: a Define whose tasks all ran on its own worker hands its
+// state back for the next Define there (sched.Group, G5), and one whose
+// tasks ran elsewhere, or failed, leaves it to the garbage collector.
+type state struct {
+	// block is the address of the Block the state serves (0 while it is
+	// free): a Block whose state serves another one has ended. Add, then
+	// check it, then fork: a fork counted in a later block is withdrawn
+	// (schedule). Read atomically (serves); newBlock's store is plain. An
+	// address, not a pointer, so that writing it costs no write barrier:
+	// it is compared with Blocks that are alive (the caller's), and the
+	// Block it names keeps the state alive, not the other way round.
+	block uintptr
+
+	w *pool.Worker // the worker running the body, the state's home
 
 	// group counts the tasks not yet finished, plus the body while it
-	// runs; a fork into an ended block is refused (sched.Group, G1-G4).
+	// runs; a fork into an ended block is refused (sched.Group, G1-G5).
 	// It runs the tasks, skips them once canceled, and reports their
 	// failures to the block (Failed).
 	group sched.Group
@@ -31,7 +54,6 @@ type Block struct {
 	// bodyG is the body's goroutine id: Wait is the body's alone.
 	bodyG int64
 
-	finished atomic.Bool // Define has returned
 	// waiting is set while the body waits (Wait, and the end of Define):
 	// the only time a task of the block runs on the body's goroutine,
 	// inline. Only that goroutine reads and writes it.
@@ -39,13 +61,10 @@ type Block struct {
 	errMode bool // created by DefineErr: Go is allowed
 
 	// failure is allocated by the first panic or error; most blocks never
-	// need it, and it would double the size of every Block.
+	// need it.
 	failure atomic.Pointer[failure]
 
-	// A Block is 64 bytes, a size class of its own, as a block per node
-	// of a tree makes a million of them (alloc_test.go pins the size):
-	// its pool is b.w's, the flags share a word, and the group keeps its
-	// canceled flag in its count.
+	slot int32 // its index in its worker's local.states
 }
 
 type failure struct {
@@ -84,7 +103,7 @@ func (b *Block) Run(f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: Run with a nil function")
 	}
-	b.schedule(b.caller("Run"), f, nil)
+	b.schedule(b.caller("Run"), f, nil, "Run")
 }
 
 // RunFrom is Run with the caller's worker given: w must be the worker the
@@ -94,7 +113,7 @@ func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: RunFrom with a nil function")
 	}
-	b.schedule(b.from(w, "RunFrom"), f, nil)
+	b.schedule(b.from(w, "RunFrom", "taskblock.Block.RunFrom"), f, nil, "RunFrom")
 }
 
 // Go starts f(w) as a task of a block created by DefineErr, as Run does.
@@ -107,7 +126,7 @@ func (b *Block) Go(f func(w *pool.Worker) error) {
 		panic("taskblock: Go with a nil function")
 	}
 	b.checkErrMode("Go")
-	b.schedule(b.caller("Go"), nil, f)
+	b.schedule(b.caller("Go"), nil, f, "Go")
 }
 
 // GoFrom is Go with the caller's worker given, as RunFrom is Run.
@@ -116,11 +135,11 @@ func (b *Block) GoFrom(w *pool.Worker, f func(w *pool.Worker) error) {
 		panic("taskblock: GoFrom with a nil function")
 	}
 	b.checkErrMode("GoFrom")
-	b.schedule(b.from(w, "GoFrom"), nil, f)
+	b.schedule(b.from(w, "GoFrom", "taskblock.Block.GoFrom"), nil, f, "GoFrom")
 }
 
 func (b *Block) checkErrMode(op string) {
-	if !b.errMode {
+	if !b.s.errMode {
 		panic("taskblock: " + op + " on a block from Define; use DefineErr for tasks that return errors")
 	}
 }
@@ -129,6 +148,9 @@ func (b *Block) checkErrMode(op string) {
 // block's pool, for Run and Go.
 func (b *Block) caller(op string) *sched.Worker {
 	b.checkLive(op)
+	if home := sched.From[sched.Worker](b.s.w); home.Held() {
+		return home // the body, or a task it runs inline: no lookup
+	}
 	w := b.pool().Caller()
 	if w == nil {
 		if b.pool().InSection() {
@@ -141,8 +163,9 @@ func (b *Block) caller(op string) *sched.Worker {
 	return w
 }
 
-// from checks the worker given to RunFrom or GoFrom.
-func (b *Block) from(w *pool.Worker, op string) *sched.Worker {
+// from checks the worker given to RunFrom or GoFrom; name is op's full
+// name, a constant, so that checking it costs no allocation.
+func (b *Block) from(w *pool.Worker, op, name string) *sched.Worker {
 	if w == nil {
 		panic("taskblock: " + op + " with a nil *pool.Worker")
 	}
@@ -151,27 +174,61 @@ func (b *Block) from(w *pool.Worker, op string) *sched.Worker {
 	if sw.Pool() != b.pool() {
 		panic("taskblock: " + op + " with a worker of another pool than the block's")
 	}
-	sw.Check("taskblock.Block." + op)
+	sw.Check(name)
 	return sw
 }
 
 // pool is the block's pool: its body's worker's.
-func (b *Block) pool() *sched.Pool { return sched.From[sched.Worker](b.w).Pool() }
+func (b *Block) pool() *sched.Pool { return sched.From[sched.Worker](b.s.w).Pool() }
+
+// ended reports whether b's Define has returned, or is about to: its
+// state no longer serves b, or its group has ended (G2; end).
+func (b *Block) ended() bool {
+	s := b.s
+	return !s.serves(b) || s.group.Ended()
+}
+
+// serves reports whether s is b's state.
+func (s *state) serves(b *Block) bool {
+	return atomic.LoadUintptr(&s.block) == uintptr(unsafe.Pointer(b))
+}
 
 func (b *Block) checkLive(op string) {
-	if b.finished.Load() {
-		panic("taskblock: " + op + " on a block whose Define has returned")
+	if b.ended() {
+		returned(op)
 	}
 }
 
+func returned(op string) {
+	panic("taskblock: " + op + " on a block whose Define has returned")
+}
+
 // schedule forks a task of the block onto w, whose holder is the caller.
-func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error) {
-	if !sched.Go(&b.group, w, f, fe) {
+func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error, op string) {
+	s := b.s
+	g := &s.group
+	if g.Canceled() {
+		// Nothing is started, but a Block that has ended must panic:
+		// its state may be a later block's, canceled.
+		if !s.serves(b) {
+			returned(op)
+		}
+		return
+	}
+	ok, local := g.AddOn(w)
+	if !ok {
 		// G2: every task has finished and the body has returned: the
 		// caller is not a task of this block.
 		panic("taskblock: a task started in a block that has ended (its body returned and all its tasks " +
 			"finished): only the body and the tasks of the block may start tasks in it")
 	}
+	if !s.serves(b) {
+		// checkLive passed, but the block ended since and its state
+		// was reused: the count went to a later block (G5).
+		g.UndoOn(local)
+		returned(op)
+	}
+	sched.Fork(g, w, f, fe, local)
 }
 
 // Wait returns once every task run in the block so far, and every task
@@ -182,55 +239,62 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 // panics; Define does, when it returns.
 func (b *Block) Wait() {
 	b.checkLive("Wait")
-	if sw := sched.From[sched.Worker](b.w); sched.Goid() == b.bodyG && !sw.Held() {
+	s := b.s
+	if sw := sched.From[sched.Worker](s.w); sched.Goid() == s.bodyG && !sw.Held() {
 		// The body's goroutine, not holding the body's worker: the body
 		// is inside a blocking section, whose goroutine gave the
 		// worker up (it runs other tasks meanwhile). Waiting would
 		// take the worker's deque from under its holder.
 		panic(sched.SectionMisuse("taskblock.Block.Wait", b.pool()))
 	}
-	if sched.Goid() != b.bodyG || b.waiting {
+	if sched.Goid() != s.bodyG || s.waiting {
 		// Another goroutine, or a task of the block that the waiting
 		// body runs inline on its own goroutine.
 		panic("taskblock: Wait called from a task of its own block, or from a goroutine that is not running " +
 			"the block's body: the task would wait for itself; only the body may call Wait")
 	}
-	b.wait()
+	s.wait()
 }
 
 // wait runs the block's tasks that are still at the bottom of the body's
 // worker's deque, inline, and then waits for the rest (G4).
-func (b *Block) wait() {
-	b.waiting = true
-	b.group.Wait(sched.From[sched.Worker](b.w))
-	b.waiting = false
+func (s *state) wait() {
+	s.waiting = true
+	s.group.Wait(sched.From[sched.Worker](s.w))
+	s.waiting = false
 }
 
 // Worker returns the worker that runs the body. The body may pass it to
 // nested parallel calls (forkjoin, parallel, a nested Define).
-func (b *Block) Worker() *pool.Worker { return b.w }
+func (b *Block) Worker() *pool.Worker { return b.s.w }
 
 // Canceled reports whether the block has been canceled: a task or the
 // body panicked, or (DefineErr) returned an error. Long-running tasks may
 // poll it to stop early.
-func (b *Block) Canceled() bool { return b.group.Canceled() }
+func (b *Block) Canceled() bool {
+	s := b.s
+	c := s.group.Canceled()
+	// A state is reused only if its block was not canceled (G5): what
+	// it says then is a later block's.
+	return c && s.serves(b)
+}
 
-// failures is the block as its group's owner (sched.GroupOwner): told of
-// the failures of its tasks. A type of its own, so that Failed is not part
-// of Block's documented methods.
-type failures Block
+// failures is the block's state as its group's owner (sched.GroupOwner):
+// told of the failures of its tasks. A type of its own, so that Failed is
+// not a method of state's.
+type failures state
 
 // Failed records the failure of a task of the block.
 func (o *failures) Failed(p *sched.Panic, err error) {
-	b := (*Block)(o)
+	s := (*state)(o)
 	if p != nil {
-		b.fail(p, false)
+		s.fail(p, false)
 	} else {
-		b.setErr(err)
+		s.setErr(err)
 	}
 }
 
-func (b *Block) failState() *failure {
+func (b *state) failState() *failure {
 	if f := b.failure.Load(); f != nil {
 		return f
 	}
@@ -238,7 +302,7 @@ func (b *Block) failState() *failure {
 	return b.failure.Load()
 }
 
-func (b *Block) fail(p *sched.Panic, body bool) {
+func (b *state) fail(p *sched.Panic, body bool) {
 	f := b.failState()
 	f.mu.Lock()
 	f.panics = append(f.panics, capturedPanic{p, body})
@@ -246,7 +310,7 @@ func (b *Block) fail(p *sched.Panic, body bool) {
 	b.group.Cancel()
 }
 
-func (b *Block) setErr(err error) {
+func (b *state) setErr(err error) {
 	f := b.failState()
 	f.mu.Lock()
 	if f.err == nil {
@@ -260,7 +324,7 @@ func (b *Block) setErr(err error) {
 // captured (sched.InOrder: a task's panic that carries those of joins
 // nested in it is taken apart), and the first error, once the block is
 // done.
-func (b *Block) outcome() (Panics, error) {
+func (b *state) outcome() (Panics, error) {
 	f := b.failure.Load()
 	if f == nil {
 		return nil, nil

@@ -1,6 +1,9 @@
 package taskblock
 
 import (
+	"sync/atomic"
+	"unsafe"
+
 	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
@@ -50,9 +53,7 @@ func DefineErr(r pool.Runner, body func(b *Block) error) error {
 // and bodyErr is set).
 func run(r pool.Runner, body func(*Block), bodyErr func(*Block) error) (Panics, error) {
 	if w := pool.Enter(r); w != nil {
-		b := newBlock(w, bodyErr != nil)
-		b.define(body, bodyErr)
-		return b.outcome()
+		return newBlock(w, bodyErr != nil).define(body, bodyErr)
 	}
 	return onPool(r.Pool(), body, bodyErr)
 }
@@ -66,66 +67,156 @@ func run(r pool.Runner, body func(*Block), bodyErr func(*Block) error) (Panics, 
 // task's) and finished; its Panics, which say so, are raised instead.
 func onPool(p *pool.Pool, body func(*Block), bodyErr func(*Block) error) (ps Panics, err error) {
 	var b *Block
+	returned := false
 	x, panicked := sched.Recover(func() {
 		sched.Do(p, nil, func(w *pool.Worker) {
 			b = newBlock(w, bodyErr != nil)
-			b.define(body, bodyErr)
+			ps, err = b.define(body, bodyErr)
+			returned = true
 		})
 	})
 	if panicked {
-		if b != nil && b.finished.Load() {
-			if ps, _ := b.outcome(); ps != nil {
+		// define did not return, so it kept b's state, as it was.
+		if b != nil && !returned && b.ended() {
+			if ps, _ := b.s.outcome(); ps != nil {
 				panic(ps)
 			}
 		}
 		panic(x)
 	}
-	return b.outcome()
+	return ps, err
 }
 
+// newBlock returns a new Block for a body run on w by w's holder, with a
+// state from w's free list if it has one (release).
+//
+// The Blocks themselves come from a batch that the worker allocates at
+// once, 512 of them in 4 KiB (sched.Worker.LocalBlocks): a Define costs no
+// allocation when its state is reused, 8 bytes of a batch instead. A
+// Block is never used twice: the body gets a *Block, which it may keep
+// after Define returned, and using it then must panic, not start a task
+// in whatever block reused its memory (the old pointer would be the new
+// block's own). A kept Block keeps its batch alive.
 func newBlock(w *pool.Worker, errMode bool) *Block {
-	return &Block{w: w, errMode: errMode, bodyG: sched.Goid()}
+	sw := sched.From[sched.Worker](w)
+	slot := sw.LocalBlocks()
+	l := (*local)(*slot)
+	if l == nil {
+		l = new(local)
+		*slot = unsafe.Pointer(l)
+	}
+	var s *state
+	if n := len(l.free); n > 0 {
+		i := l.free[n-1]
+		l.free = l.free[:n-1]
+		if s = l.states[i]; s == nil {
+			s = newState(w, i)
+			l.states[i] = s
+		}
+	} else {
+		s = newState(w, int32(len(l.states)))
+		l.states = append(l.states, s)
+	}
+	if l.batch == nil || l.next == len(l.batch) {
+		l.batch, l.next = new([512]Block), 0
+	}
+	b := &l.batch[l.next]
+	l.next++
+	b.s = s
+	s.errMode, s.bodyG = errMode, sched.Goid()
+	// A plain store: the body and the tasks see it through the call and
+	// the forks; a Run racing on an old Block of s's, which end no longer
+	// let through, needs only to see something else than its own.
+	s.block = uintptr(unsafe.Pointer(b))
+	return b
 }
 
-// define runs the body on b.w and waits for the block's tasks (G4).
-func (b *Block) define(body func(*Block), bodyErr func(*Block) error) {
-	b.group.Open((*failures)(b))
-	closed, returned := false, false
+func newState(w *pool.Worker, slot int32) *state {
+	s := &state{w: w, slot: slot}
+	s.group.OpenOn((*failures)(s), sched.From[sched.Worker](w))
+	return s
+}
+
+// local is what a worker keeps for taskblock: its states and the Blocks
+// it hands out next. A state is found by its index, so that taking and
+// handing back one writes no pointer (no write barrier): free lists the
+// indices of the states not in use, and of the slots whose state was given
+// up (nil), to fill anew.
+type local struct {
+	states []*state
+	free   []int32
+	batch  *[512]Block
+	next   int // the next Block of batch to hand out
+}
+
+// end ends the block, once the body has returned and s.wait with it: from
+// now on a Run on b panics. Then it waits for any task that a Run racing
+// with the end counted before it could tell: only a Block kept past its
+// Define and used from another task does that, and it panics, but such a
+// task may already have been forked (schedule).
+//
+// A state that may be reused (G5) leaves its group open and stops serving
+// b: the next Define opens no group, and Close and Open cost nothing.
+// Any other closes its group (G1, G2) and goes on serving b, so that
+// Canceled on b still says what happened.
+func (b *Block) end() {
+	s := b.s
+	if s.group.Reusable() {
+		atomic.StoreUintptr(&s.block, 0) // before the group's count is read again (schedule)
+	} else {
+		s.group.Close()
+	}
+	if !s.group.IsSet() {
+		s.wait()
+	}
+}
+
+// release hands b's state back to its worker for a later Define, if end
+// let b go of it and it may still be reused (G5: the block did not fail
+// and every task ran on the worker, inline). Otherwise the worker gives it
+// up, to the garbage collector once b and its tasks are. Called by the
+// body's goroutine, holding the worker, once the block has ended.
+func (b *Block) release() {
+	s := b.s
+	l := (*local)(*sched.From[sched.Worker](s.w).LocalBlocks())
+	if atomic.LoadUintptr(&s.block) != 0 || !s.group.Reusable() {
+		l.states[s.slot] = nil
+	}
+	l.free = append(l.free, s.slot)
+}
+
+// define runs the body on b's worker, waits for the block's tasks (G4),
+// and returns the block's outcome. The body and that wait run under one
+// capture, and the tasks the wait takes back run inline without one each
+// (sched.Group.RunOpener, G6).
+func (b *Block) define(body func(*Block), bodyErr func(*Block) error) (Panics, error) {
+	s := b.s
+	returned := false
 	defer func() {
 		if !returned {
 			// runtime.Goexit is unwinding this goroutine: called by the
-			// body, or by a task that b.wait ran inline. It cannot be
-			// stopped and would skip the rest of define, so keep the
-			// block strict here. The enclosing task reports the Goexit.
-			if !closed {
-				b.group.Close()
-			}
-			b.wait()
-			b.finished.Store(true)
+			// body, or by a task that the wait ran inline. RunOpener
+			// reported it and waited for the block's tasks; end the
+			// block. The enclosing task reports the Goexit.
+			s.waiting = false
+			b.end()
+			b.release()
 		}
 	}()
-	b.runBody(body, bodyErr)
-	closed = true
-	b.group.Close() // G1: from now on only the block's tasks may add to it
-	b.wait()
-	b.finished.Store(true)
-	returned = true
-}
-
-// runBody runs the body, recording a panic (or a Goexit) as the block's.
-func (b *Block) runBody(body func(*Block), bodyErr func(*Block) error) {
-	var err error
-	sched.From[sched.Worker](b.w).Guard(func() {
+	s.group.RunOpener(sched.From[sched.Worker](s.w), func() {
 		if bodyErr != nil {
-			err = bodyErr(b)
+			if err := bodyErr(b); err != nil {
+				s.setErr(err)
+			}
 		} else {
 			body(b)
 		}
-	}, func(p *sched.Panic) {
-		if p != nil {
-			b.fail(p, true)
-		} else if err != nil {
-			b.setErr(err)
-		}
-	})
+		s.waiting = true // the wait begins (Wait)
+	}, func(p *sched.Panic) { s.fail(p, true) })
+	s.waiting = false
+	b.end()
+	returned = true
+	ps, err := s.outcome()
+	b.release()
+	return ps, err
 }

@@ -3,6 +3,7 @@ package sched
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync/atomic"
@@ -89,6 +90,30 @@ func Capture(f func()) (p *Panic) {
 	f()
 	normal = true
 	return nil
+}
+
+// unwindingGoexit reports, in a deferred function whose recover returned
+// nil, whether a runtime.Goexit is unwinding the goroutine rather than
+// panic(nil) under GODEBUG=panicnil=1: whichever of runtime.Goexit and
+// runtime.gopanic is nearer on the stack called the deferred function (a
+// panic raised while a Goexit unwinds is nearer than the Goexit). For the
+// one capture that cannot split itself in two frames as Capture does
+// (Group.RunOpener, G6); only a panic or Goexit pays for it.
+func unwindingGoexit() bool {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		switch f.Function {
+		case "runtime.Goexit":
+			return true
+		case "runtime.gopanic":
+			return false
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // recovered is the Panic for r, a value a deferred function just

@@ -205,11 +205,11 @@ r = f(pw)`,
 		Doc: `// forkGroupTask forks a task of g onto w that runs f(w') or fe(w') on
 // whichever worker w' takes it (exactly one is non-nil), recycling the
 // task object found in the slot it fills (J4): Go's fork, once g has
-// counted it.`,
-		Sig:   `forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error)`,
+// counted it (local: in its home's count, G7).`,
+		Sig:   `forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error, local bool)`,
 		Job:   `groupTask`,
-		Init:  `g: g, f: f, fe: fe, owner: w`,
-		Fill:  `j.g, j.f, j.fe, j.owner = g, f, fe, w`,
+		Init:  `g: g, f: f, fe: fe, owner: w, local: local`,
+		Fill:  `j.g, j.f, j.fe, j.owner, j.local = g, f, fe, w, local`,
 		Forks: true,
 	},
 }

@@ -27,14 +27,61 @@ import (
 //	G4  Wait (the opener's) takes back the group's own tasks from the
 //	    bottom of its worker's deque and runs them inline (J1, J2: they
 //	    are what it waits for), then waits for the rest (J3).
+//	G5  A group opened with a home worker (OpenOn) may serve again, as a
+//	    new group, once its opener's Wait has returned, if it was not
+//	    canceled, every task ran on home and nobody waits: a task that
+//	    runs elsewhere sets awayBit in n before its Done, and a task of
+//	    home's runs on home's holder, which the opener is again only
+//	    after that task's Done returned, so no goroutine but the opener's
+//	    touches g any more. It is then left open (not Closed): its
+//	    forkers must tell a fork meant for the old group apart
+//	    themselves (taskblock: Add, check, Fork, and Undo if the count
+//	    went to a later group).
+//	G6  RunOpener runs the opener's body and its final Wait under one
+//	    deferred capture, and the tasks that Wait takes back run inline
+//	    without a Guard each: between such a task and RunOpener's frame
+//	    there is only the scheduler's Wait, so a panic or Goexit of the
+//	    task unwinds to RunOpener, which reports it as the running task's
+//	    (inline set), cancels g, counts the task done and waits for the
+//	    rest (their Guards back, skipping those not started). A Wait the
+//	    body calls itself keeps the Guards: the body's own frames, which
+//	    could recover a task's panic, lie between.
+//	G7  A task that home's holder forks into a group with a home (AddOn)
+//	    is counted in local, a plain count of home's holders, not in n:
+//	    most are taken back and finish on home (local--), and a fork
+//	    then costs no atomic operation. One that finishes elsewhere adds
+//	    one to stolen instead. Before its opener registers as a waiter
+//	    (addWaiter; the opener is the only one), it merges: n gets
+//	    local, then stolen is swapped for mergedBit and n loses what it
+//	    held, so that n never falls below the tasks it counts; from then
+//	    on every fork and Done of g goes through n, which wakes the
+//	    opener (G3). Pending is n's count plus local less stolen until
+//	    then, and IsSet is the opener's.
 type Group struct {
-	n       atomic.Int64 // 2×pending + open, | canceledBit (G1)
+	n       atomic.Int64 // 2×pending + open, | canceledBit | awayBit (G1, G5)
 	waiters atomic.Pointer[waiter]
 	owner   GroupOwner
+	home    *Worker // OpenOn's (G5), or nil
+	// inliner is the carrier running RunOpener's final Wait, whose
+	// tasks run inline without a Guard (G6), and inline is set while
+	// one does. Only that carrier writes them, on g's home worker.
+	inliner     *carrier
+	inline      bool
+	inlineLocal bool // the inline task's local (G7)
+	// local and stolen are G7's counts: local is home's holders', stolen
+	// (| mergedBit) is added to by other workers.
+	local  int64
+	stolen atomic.Int64
 }
 
-// canceledBit marks a canceled group in n, far above any count.
-const canceledBit = 1 << 62
+// canceledBit marks a canceled group in n, far above any count; awayBit
+// one that a task ran away from home (G5).
+const (
+	canceledBit = 1 << 62
+	awayBit     = 1 << 61
+	flagBits    = canceledBit | awayBit
+	mergedBit   = 1 << 62 // in stolen (G7)
+)
 
 // GroupOwner is told how the tasks of a group failed (taskblock's Block,
 // which collects the panics and keeps the first error).
@@ -53,6 +100,57 @@ func (g *Group) Open(owner GroupOwner) {
 	g.n.Store(1)
 }
 
+// OpenOn is Open for a group whose tasks are forked on home (the opener's
+// worker) and that its opener may reuse (G5).
+func (g *Group) OpenOn(owner GroupOwner, home *Worker) {
+	g.home = home
+	g.Open(owner)
+}
+
+// Reusable reports whether g may serve again as a new group (G5): it is
+// open, not canceled, no task is pending, all its tasks ran on its home
+// worker, and nobody waits on it. Only its opener may ask, after its Wait
+// returned.
+func (g *Group) Reusable() bool {
+	return g.home != nil && g.n.Load() == 1 && g.waiters.Load() == nil && g.stolen.Load() == 0 && g.local == 0
+}
+
+// Add counts a task about to be forked into g and reports whether g is
+// open to it (G2); the forker then forks it (Fork) or withdraws it (Undo).
+// It is Go in steps, for a forker that checks, once the task is counted,
+// that g is still the group it meant (G5).
+func (g *Group) Add() bool { return g.add() }
+
+// AddOn is Add for a task that the holder of w forks: counted in local if
+// w is g's home (G7), which it reports, and in n otherwise.
+func (g *Group) AddOn(w *Worker) (ok, local bool) {
+	if w == g.home && g.stolen.Load()&mergedBit == 0 {
+		if g.n.Load()&^flagBits == 0 {
+			return false, false // G2
+		}
+		g.local++
+		return true, true
+	}
+	return g.add(), false
+}
+
+// UndoOn withdraws a task that AddOn counted (local as it reported).
+func (g *Group) UndoOn(local bool) {
+	if local {
+		g.local--
+		return
+	}
+	g.Undo()
+}
+
+// Undo withdraws a task that Add counted and that is not forked: as if it
+// had run away from home and finished at once (G5: the group whose count
+// it borrowed may be a newer one, which is then not reused).
+func (g *Group) Undo() {
+	g.n.Or(awayBit)
+	g.done()
+}
+
 // Cancel cancels g: its tasks that have not started are skipped, and Go
 // forks nothing more.
 func (g *Group) Cancel() { g.n.Or(canceledBit) }
@@ -69,7 +167,7 @@ func (g *Group) Close() { g.addN(-1) }
 func (g *Group) add() bool {
 	for {
 		n := g.n.Load()
-		if n&^canceledBit == 0 {
+		if n&^flagBits == 0 {
 			return false
 		}
 		// Sequentially consistent CAS: a task's Done that brings n to
@@ -85,10 +183,10 @@ func (g *Group) add() bool {
 func (g *Group) done() { g.addN(-2) }
 
 func (g *Group) addN(d int64) {
-	v := g.n.Add(d) &^ canceledBit
-	// Below zero, a canceled group's count borrows canceledBit: v is then
-	// far above any count instead of negative.
-	if v < 0 || v >= canceledBit/2 {
+	v := g.n.Add(d) &^ flagBits
+	// Below zero, a flagged group's count borrows a flag: v is then far
+	// above any count instead of negative.
+	if v < 0 || v >= awayBit/2 {
 		panic("sched: Group below zero")
 	}
 	if v>>1 == 0 && g.waiters.Load() != nil {
@@ -103,9 +201,56 @@ func (g *Group) addN(d int64) {
 }
 
 // IsSet reports whether no task of g is pending.
-func (g *Group) IsSet() bool { return (g.n.Load()&^canceledBit)>>1 == 0 }
+func (g *Group) IsSet() bool {
+	if (g.n.Load()&^flagBits)>>1 != 0 {
+		return false
+	}
+	if g.home == nil {
+		return true
+	}
+	// G7: the opener's; before the merge, local tasks may be pending.
+	s := g.stolen.Load()
+	return s&mergedBit != 0 || g.local == s
+}
+
+// finish counts the end of a task of g on w (G3), local if it was counted
+// in local (G7).
+func (g *Group) finish(w *Worker, local bool) {
+	if local {
+		if w == g.home {
+			if g.stolen.Load()&mergedBit == 0 {
+				// Not merged, so nobody waits: the opener merges first.
+				g.local--
+				return
+			}
+		} else {
+			for {
+				s := g.stolen.Load()
+				if s&mergedBit != 0 {
+					break // merged: n counts it
+				}
+				if g.stolen.CompareAndSwap(s, s+1) {
+					return
+				}
+			}
+		}
+	}
+	g.done()
+}
+
+// Ended reports whether g has ended (G2): closed, and every task finished.
+func (g *Group) Ended() bool { return g.n.Load()&^flagBits == 0 }
 
 func (g *Group) addWaiter(n *waiter) bool {
+	if g.home != nil && g.stolen.Load()&mergedBit == 0 {
+		// G7's merge, by the opener: n first, so that it never falls
+		// below what it counts.
+		g.n.Add(2 * g.local)
+		g.local = 0
+		if s := g.stolen.Swap(mergedBit) &^ mergedBit; s != 0 {
+			g.addN(-2 * s)
+		}
+	}
 	for {
 		old := g.waiters.Load()
 		n.next = old
@@ -127,6 +272,52 @@ func (g *Group) Wait(w *Worker) {
 	w.WaitFor(g)
 }
 
+// RunOpener runs body, the opener's part of g, on w, which the caller
+// holds, then waits for g's tasks (G4), running those it takes back inline
+// without a Guard each (G6). A panic or runtime.Goexit of the body is
+// reported to bodyFailed, which must cancel g; one of a task run inline
+// goes to g's owner, as a Guard would report it. Either way RunOpener then
+// waits for the rest of g's tasks, which the cancellation skips if they
+// have not started, and returns (a Goexit goes on unwinding instead).
+func (g *Group) RunOpener(w *Worker, body func(), bodyFailed func(p *Panic)) {
+	waiting, returned := false, false
+	defer func() {
+		if !returned {
+			g.unwound(w, waiting, recover(), bodyFailed)
+		}
+	}()
+	body()
+	waiting = true
+	g.inliner = w.cur
+	g.Wait(w)
+	g.inliner = nil
+	returned = true
+}
+
+// unwound is RunOpener's capture (G6): r is what its deferred function
+// recovered, nil for a Goexit, which unwindingGoexit tells apart from
+// panic(nil) under GODEBUG=panicnil=1.
+func (g *Group) unwound(w *Worker, waiting bool, r any, bodyFailed func(p *Panic)) {
+	var p *Panic
+	if r == nil && unwindingGoexit() {
+		seq := panicSeq.Add(1)
+		p = &Panic{Err: w.goexitReport(seq), Seq: seq}
+	} else {
+		p = recovered(r)
+	}
+	g.inliner = nil
+	if waiting && g.inline {
+		g.inline = false
+		g.owner.Failed(p, nil)
+		g.Cancel()
+		g.finish(w, g.inlineLocal)
+	} else {
+		// The body's (or the scheduler's own, in Wait: the opener's).
+		bodyFailed(p)
+	}
+	g.Wait(w)
+}
+
 // groupTask is one function run in a group: exactly one of f and fe is
 // set. They are the functions Go was given, of types func(*W) and
 // func(*W) error, held as functions of *Worker: a *W is a *Worker's
@@ -141,6 +332,7 @@ type groupTask struct {
 	f     func(*Worker)
 	fe    func(*Worker) error
 	owner *Worker // the worker whose deque it was pushed on
+	local bool    // counted in g's local (G7)
 }
 
 // Go forks a task of g onto w, the worker the caller holds, that runs f(w')
@@ -156,10 +348,17 @@ func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
 		return false
 	}
 	// See groupTask: the same function values, typed for *Worker.
+	Fork(g, w, f, fe, false)
+	return true
+}
+
+// Fork forks a task of g that Add counted onto w, the worker the caller
+// holds, as Go does.
+func Fork[W any](g *Group, w *Worker, f func(*W), fe func(*W) error, local bool) {
+	// See groupTask: the same function values, typed for *Worker.
 	af := *(*func(*Worker))(unsafe.Pointer(&f))
 	afe := *(*func(*Worker) error)(unsafe.Pointer(&fe))
-	forkGroupTask(w, g, af, afe)
-	return true
+	forkGroupTask(w, g, af, afe, local)
 }
 
 // GoOutside queues a task of g that runs f(w') on whichever worker w' of p
@@ -179,7 +378,7 @@ func GoOutside[W any](g *Group, p *Pool, f func(*W)) bool {
 	if !g.add() {
 		return false
 	}
-	t := &groupTask{g: g, f: *(*func(*Worker))(unsafe.Pointer(&f))} // see groupTask
+	t := &groupTask{g: g, f: *(*func(*Worker))(unsafe.Pointer(&f))} // see groupTask; not local (G7)
 	t.bind(t)
 	p.inj.push(rand.Uint32(), &t.task)
 	p.submitted.Add(1)
@@ -191,7 +390,7 @@ func GoOutside[W any](g *Group, p *Pool, f func(*W)) bool {
 // started; a panic or error cancels the group and goes to its owner; the
 // group counts the task finished last (G3).
 func (t *groupTask) Run(w *Worker) {
-	g, f, fe := t.g, t.f, t.fe
+	g, f, fe, local := t.g, t.f, t.fe, t.local
 	// Done with t itself. If it runs on the worker that pushed it, nobody
 	// else can reach it any more (a thief that read its slot lost the race
 	// to the pop), so hand it back now: the first Go inside f uses the same
@@ -204,8 +403,27 @@ func (t *groupTask) Run(w *Worker) {
 	if t.owner == w {
 		w.recycle(&t.task)
 	}
+	if w != g.home && g.home != nil {
+		g.n.Or(awayBit) // G5: before Done
+	}
 	if g.Canceled() {
-		g.done() // not started: skipped
+		g.finish(w, local) // not started: skipped
+		return
+	}
+	if w == g.home && g.inliner == w.cur && g.inliner != nil { // inliner is home's holders'
+		// G6: taken back by RunOpener's Wait, on its goroutine, which
+		// captures a panic or Goexit for this task (g.inline).
+		g.inline, g.inlineLocal = true, local
+		if fe != nil {
+			if err := fe(w); err != nil {
+				g.owner.Failed(nil, err)
+				g.Cancel()
+			}
+		} else {
+			f(w)
+		}
+		g.inline = false
+		g.finish(w, local)
 		return
 	}
 	var err error
@@ -224,6 +442,6 @@ func (t *groupTask) Run(w *Worker) {
 			g.owner.Failed(p, err)
 			g.Cancel()
 		}
-		g.done() // last: the task counts as finished after everything above
+		g.finish(w, local) // last: the task counts as finished after everything above
 	})
 }

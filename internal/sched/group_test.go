@@ -629,3 +629,66 @@ func TestGroupStressForkingTasks(t *testing.T) {
 	}
 	t.Logf("tasks run per worker: %v", per)
 }
+
+// TestGroupLocalCounts walks G5 and G7 by hand: home's forks are counted in
+// local, a local task that finishes elsewhere in stolen, another worker's
+// forks in n; the opener's addWaiter merges them so that n wakes it, and
+// from then on everything goes through n. Only a group whose tasks all
+// finished at home, with nobody waiting, may serve again.
+func TestGroupLocalCounts(t *testing.T) {
+	home, other := &Worker{}, &Worker{}
+	var g Group
+	g.OpenOn(&groupOwner{}, home)
+	for range 3 {
+		if ok, local := g.AddOn(home); !ok || !local {
+			t.Fatalf("a fork by home: AddOn = %v, %v, want true, true", ok, local)
+		}
+	}
+	if g.n.Load() != 1 || g.local != 3 || g.IsSet() {
+		t.Fatalf("three forks by home: n = %d, local = %d, IsSet %v; want 1, 3, false", g.n.Load(), g.local, g.IsSet())
+	}
+	g.finish(home, true)
+	g.finish(other, true) // stolen
+	if g.stolen.Load() != 1 || g.local != 2 || g.IsSet() {
+		t.Fatalf("one done at home, one elsewhere: stolen %d, local %d, IsSet %v; want 1, 2, false", g.stolen.Load(), g.local, g.IsSet())
+	}
+	if ok, local := g.AddOn(other); !ok || local || g.n.Load() != 3 {
+		t.Fatalf("a fork by another worker: AddOn = %v, %v, n = %d; want true, false, 3", ok, local, g.n.Load())
+	}
+	a := newCountWaker()
+	g.addWaiter(&waiter{w: a}) // merges: n counts the local task left and the other's
+	if g.n.Load() != 5 || g.local != 0 || g.stolen.Load() != mergedBit {
+		t.Fatalf("merged: n = %d, local = %d, stolen = %#x; want 5, 0, mergedBit", g.n.Load(), g.local, g.stolen.Load())
+	}
+	if ok, local := g.AddOn(home); !ok || local || g.n.Load() != 7 {
+		t.Fatalf("a fork by home after the merge: AddOn = %v, %v, n = %d; want true, false, 7", ok, local, g.n.Load())
+	}
+	g.finish(home, true)  // the local task, merged into n
+	g.finish(home, false) // the fork after the merge
+	if a.n.Load() != 0 || g.IsSet() {
+		t.Fatalf("one task still pending: woken %d times, IsSet %v; want 0, false", a.n.Load(), g.IsSet())
+	}
+	g.finish(other, false) // the other worker's
+	if a.n.Load() != 1 || !g.IsSet() {
+		t.Fatalf("all done: woken %d times, IsSet %v; want 1, true", a.n.Load(), g.IsSet())
+	}
+	if g.Reusable() {
+		t.Fatal("a group whose opener waited and whose task was stolen is reusable")
+	}
+
+	var h Group
+	h.OpenOn(&groupOwner{}, home)
+	for range 2 {
+		h.AddOn(home)
+	}
+	h.finish(home, true)
+	h.finish(home, true)
+	if !h.IsSet() || !h.Reusable() {
+		t.Fatalf("every task done at home: IsSet %v, Reusable %v; want true, true", h.IsSet(), h.Reusable())
+	}
+	h.AddOn(home)
+	h.finish(other, true)
+	if !h.IsSet() || h.Reusable() {
+		t.Fatalf("a task done elsewhere: IsSet %v, Reusable %v; want true, false", h.IsSet(), h.Reusable())
+	}
+}

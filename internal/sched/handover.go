@@ -235,7 +235,9 @@ func closureSuffix(s string) bool {
 
 // handOverSafe lists the frames of fj's own code that may be on a blocked
 // holder's stack below the program's code it waits in (H2): a carrier's
-// main loop and the task wrappers it runs. After the program's code
+// main loop and the task wrappers it runs. A task block's task is not
+// one: when it ends on its block's home worker, it counts itself in a
+// word only that worker's holders write (group.go, G5). After the program's code
 // returns to them, none touches the worker before the check after each
 // main-loop task (runTask, H4) or a Goexit's (Guard, H4): they record a
 // result and set a latch (which any goroutine may).
@@ -257,7 +259,6 @@ var handOverSafe = map[string]bool{
 	"internal/sched.Call":                true,
 	"internal/sched.Do":                  true,
 	"internal/sched.RunHere":             true,
-	"internal/sched.(*groupTask).Run":    true,
 }
 
 // handOverCalls lists the frames of handOverSafe that call the program's
@@ -271,5 +272,4 @@ var handOverCalls = map[string]bool{
 	"internal/sched.callOutside":        true,
 	"internal/sched.Call":               true,
 	"internal/sched.Do":                 true,
-	"internal/sched.(*groupTask).Run":   true,
 }

@@ -96,7 +96,7 @@ func TestHandOverFrames(t *testing.T) {
 				return s.Join(w)
 			})
 		}},
-		{"a b.Go task run by the main loop", true, func(p *pool.Pool, block func()) {
+		{"a b.Go task run by the main loop", false, func(p *pool.Pool, block func()) {
 			_ = taskblock.DefineErr(p, func(b *taskblock.Block) error {
 				b.Go(func(*pool.Worker) error { block(); return nil })
 				pool.Blocking(func() { time.Sleep(time.Millisecond) })

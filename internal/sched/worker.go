@@ -116,10 +116,18 @@ type Worker struct {
 	// monitor that loads holder and then holderG finds that carrier's g
 	// or a later holder's, which L3's id check tells apart.
 	holderG atomic.Pointer[gHandle]
+	// blocks is taskblock's per-worker store of fresh Blocks (LocalBlocks):
+	// owner only.
+	blocks unsafe.Pointer
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [56]byte
+	_ [48]byte
 }
+
+// LocalBlocks returns a word of w's for taskblock, which keeps there the
+// Blocks it hands out next (a Block is used once, but allocated in
+// batches). Only the goroutine holding w may use it.
+func (w *Worker) LocalBlocks() *unsafe.Pointer { return &w.blocks }
 
 // ID returns the worker's index, 0 to Workers()-1. A spare returns the
 // ID of the worker it stands in for (stall.md, X1).

@@ -262,8 +262,8 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 // forkGroupTask forks a task of g onto w that runs f(w') or fe(w') on
 // whichever worker w' takes it (exactly one is non-nil), recycling the
 // task object found in the slot it fills (J4): Go's fork, once g has
-// counted it.
-func forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error) {
+// counted it (local: in its home's count, G7).
+func forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error, local bool) {
 
 	var j *groupTask
 	if t := w.reusable(); t != nil {
@@ -275,11 +275,11 @@ func forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error)
 		}
 	}
 	if j == nil {
-		j = &groupTask{g: g, f: f, fe: fe, owner: w}
+		j = &groupTask{g: g, f: f, fe: fe, owner: w, local: local}
 		j.bind(j)
 		w.fork(&j.task)
 	} else {
-		j.g, j.f, j.fe, j.owner = g, f, fe, w
+		j.g, j.f, j.fe, j.owner, j.local = g, f, fe, w, local
 		if !w.reforkFast(&j.task) {
 			w.refork(&j.task)
 		}
