@@ -93,7 +93,10 @@ func (w *Worker) reclaim(g int64) bool {
 	c.displaced = false
 	// Its table entry stayed while it was displaced (so that its own
 	// lookups come here); taking the worker back registers it anew (I3).
-	w.unregister(c) // the holder is another's: only the entry goes
+	// Only the entry goes: the holder word is the new holder's, or still
+	// -g until it registers (H1), and unregister would wait for hmu,
+	// which this goroutine holds.
+	w.dropEntry(c)
 	w.resumable = append(w.resumable, c)
 	w.nResumable.Add(1) // after the append, before the token (as resume)
 	w.hmu.Unlock()

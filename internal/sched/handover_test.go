@@ -243,3 +243,58 @@ func TestHandOverThenUseTheWorker(t *testing.T) {
 		}
 	}
 }
+
+// TestHandOverWakeAtOnce: the displaced holder's wait ends just as the
+// monitor hands its worker over, before the task handed the worker has
+// registered as its holder (the holder word still -g, H1). The displaced
+// goroutine then reclaims (H4) under hmu; its table entry must go without
+// waiting for hmu a second time (identity.go, unregister), or the worker
+// deadlocks: the displaced goroutine on itself, the new holder on hmu.
+func TestHandOverWakeAtOnce(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	handOvers := 0
+	for range fjtest.Stress(60, 400, 20) {
+		var reps reports
+		p := stallPool(1, &reps)
+		stolen, started := make(chan struct{}), make(chan struct{})
+		ch := make(chan struct{})
+		var released atomic.Bool
+		go func() { <-started; released.Store(true) }()
+		go func() {
+			// Wake the blocked holder as soon as the hand-over is
+			// counted (H3), before the monitor lets go of hmu. Without
+			// a hand-over, the test hangs (this shape has one).
+			for p.Stats().HandOvers == 0 {
+				runtime.Gosched()
+			}
+			close(ch)
+		}()
+		n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+			other := forkjoin.Fork(w, func(*pool.Worker) int {
+				close(stolen)
+				for !released.Load() {
+					runtime.Gosched()
+				}
+				return 1
+			})
+			younger := forkjoin.Fork(w, func(w *pool.Worker) int {
+				close(started)
+				stallReceive2(ch) // no section: blocks the worker's holder
+				a, b := forkjoin.Join(w, func(*pool.Worker) int { return 1 }, func(*pool.Worker) int { return 0 })
+				return a + b
+			})
+			stallReceive2(stolen)
+			return other.Join(w) + younger.Join(w)
+		})
+		st := p.Stats()
+		p.Close()
+		if n != 2 {
+			t.Fatalf("returned %d, want 2", n)
+		}
+		handOvers += int(st.HandOvers)
+	}
+	if handOvers == 0 {
+		t.Errorf("no hand-over in any run")
+	}
+}

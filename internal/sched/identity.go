@@ -179,14 +179,7 @@ func (w *Worker) register(c *carrier) {
 // worker (a blocking section, a deferred call on the way out) is not
 // mistaken for a task of the pool.
 func (w *Worker) unregister(c *carrier) {
-	if c.slot != nil {
-		c.slot.Store(0)
-		c.slot = nil
-	}
-	if c.overflowed {
-		c.overflowed = false
-		w.pool.holders.overflow.Add(-1)
-	}
+	w.dropEntry(c)
 	if !w.holder.CompareAndSwap(c.goid, 0) && w.holder.Load() == -c.goid {
 		// The monitor is deciding a hand-over of w over c's head
 		// (stall.md, H1-H3), under hmu: wait for it, then clear the
@@ -194,6 +187,22 @@ func (w *Worker) unregister(c *carrier) {
 		w.hmu.Lock()
 		w.hmu.Unlock()
 		w.holder.CompareAndSwap(c.goid, 0)
+	}
+}
+
+// dropEntry removes c's entry from the holders table, on c's goroutine,
+// and leaves w.holder alone: unregister's first half, and all of it for a
+// displaced carrier reclaiming w (stall.md, H4), whose worker is another
+// goroutine's, or is still marked -g by the hand-over (H1) until the task
+// handed w registers, while reclaim holds hmu.
+func (w *Worker) dropEntry(c *carrier) {
+	if c.slot != nil {
+		c.slot.Store(0)
+		c.slot = nil
+	}
+	if c.overflowed {
+		c.overflowed = false
+		w.pool.holders.overflow.Add(-1)
 	}
 }
 
