@@ -101,6 +101,9 @@ func (w *Worker) reclaim(g int64) bool {
 	w.nResumable.Add(1) // after the append, before the token (as resume)
 	w.hmu.Unlock()
 	w.remote().signal()
+	// As resume (W2): while the holder is blocked, only another
+	// hand-over gives w back, and the watch may have gone idle.
+	w.pool.armOnResume()
 	c.awaitTurn()
 	w.setHolder(c)
 	w.parked.Add(-1)

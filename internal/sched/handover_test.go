@@ -298,3 +298,60 @@ func TestHandOverWakeAtOnce(t *testing.T) {
 		t.Errorf("no hand-over in any run")
 	}
 }
+
+// TestHandOverBackArmsTheWatch: a displaced holder that asks for its
+// worker back (H4) is a parked task made resumable, and only a hand-over
+// gives it the worker while the worker's holder is blocked: it must arm
+// the stall watch as a resume does (W2), or a watch that had gone idle
+// meanwhile never looks again. Here the task handed the worker waits,
+// without a section, for the displaced one.
+func TestHandOverBackArmsTheWatch(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var reps reports
+	p := stallPool(1, &reps)
+	sp := sched.From[sched.Pool](p)
+	var mu sync.Mutex
+	stolen, started, back := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var released atomic.Bool
+	go func() { <-started; released.Store(true) }()
+	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+		mu.Lock()
+		other := forkjoin.Fork(w, func(*pool.Worker) int {
+			close(stolen)
+			for !released.Load() {
+				runtime.Gosched()
+			}
+			return 1
+		})
+		younger := forkjoin.Fork(w, func(w *pool.Worker) int {
+			close(started)
+			mu.Lock() // no section: blocks the worker's holder; handed over
+			mu.Unlock()
+			a, b := forkjoin.Join(w, func(*pool.Worker) int { return 1 }, func(*pool.Worker) int { return 0 }) // H4
+			close(back)
+			return a + b
+		})
+		stallReceive2(stolen)
+		v := other.Join(w) // parks; resumes by the hand-over
+		// Running (not blocked) until the watch has nothing left to
+		// look at and goes idle (W3).
+		for {
+			if armed, _, _, _ := sched.StallWatch(sp); !armed {
+				break
+			}
+			runtime.Gosched()
+		}
+		mu.Unlock()
+		stallReceive2(back) // no section: only a second hand-over ends it
+		return v + younger.Join(w)
+	})
+	st := p.Stats()
+	p.Close()
+	if n != 2 {
+		t.Errorf("returned %d, want 2", n)
+	}
+	if st.HandOvers != 2 {
+		t.Errorf("%d hand-overs, want 2", st.HandOvers)
+	}
+}
