@@ -135,6 +135,15 @@ func handOverFrames(stack string) bool {
 	if len(lines) < 2 {
 		return false
 	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "...") {
+			// "...N frames elided...": a stack over 100 frames deep
+			// has its middle left out, where any frame could be (a
+			// Join's, below a Worker.Run deep in its first half),
+			// and the pairs of lines after it are off by one.
+			return false
+		}
+	}
 	innermost := true
 	prevFJ, prevRuntime := false, false
 	for i := 1; i+1 < len(lines); i += 2 {

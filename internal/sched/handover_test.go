@@ -355,3 +355,41 @@ func TestHandOverBackArmsTheWatch(t *testing.T) {
 		t.Errorf("%d hand-overs, want 2", st.HandOvers)
 	}
 }
+
+// deep recurses n frames deep, then calls f.
+//
+//go:noinline
+func deep(n int, f func()) {
+	if n == 0 {
+		f()
+		return
+	}
+	deep(n-1, f)
+}
+
+// TestHandOverFramesDeepStack: a stack of more than 100 frames is printed
+// with its middle elided ("...N frames elided..."): a frame of fj's that
+// touches the worker unchecked (a Join's, whose first half is still
+// running) may be among them, below a Worker.Run deep inside the half.
+// H2 must refuse what it cannot see, whatever the depths.
+func TestHandOverFramesDeepStack(t *testing.T) {
+	fjtest.Deadline(t, 120*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for r := 36; r <= 50; r++ {
+		st := blockedStack(t, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.Join(w, func(w *pool.Worker) int {
+					deep(80, func() {
+						w.Run(func(*pool.Worker) { deep(r, block) })
+					})
+					return 1
+				}, func(*pool.Worker) int { return 1 })
+				return a + b
+			})
+		})
+		if sched.HandOverFrames(st) {
+			t.Errorf("HandOverFrames = true at depth %d, with a Join below, for\n%s", r, st)
+			return
+		}
+	}
+}
