@@ -126,11 +126,17 @@ func (w *Worker) reclaim(g int64) bool {
 	c.displaced = false
 	// Its table entry stayed while it was displaced (so that its own
 	// lookups come here); taking the worker back registers it anew (I3).
-	w.dropEntry(c) // the holder word is another's, or still -g (H3)
+	// Only the entry goes: the holder word is the new holder's, or still
+	// -g until it registers (H1), and unregister would wait for hmu,
+	// which this goroutine holds.
+	w.dropEntry(c)
 	w.resumable = append(w.resumable, c)
 	w.nResumable.Add(1) // after the append, before the token (as resume)
 	w.hmu.Unlock()
 	w.remote().signal()
+	// As resume (W2): while the holder is blocked, only another
+	// hand-over gives w back, and the watch may have gone idle.
+	w.pool.armOnResume()
 	c.awaitTurn()
 	w.setHolder(c)
 	w.parked.Add(-1)
@@ -161,6 +167,15 @@ func handOverFrames(stack string) bool {
 	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
 	if len(lines) < 2 {
 		return false
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "...") {
+			// "...N frames elided...": a stack over 100 frames deep
+			// has its middle left out, where any frame could be (a
+			// Join's, below a Worker.Run deep in its first half),
+			// and the pairs of lines after it are off by one.
+			return false
+		}
 	}
 	innermost := true
 	prevFJ, prevRuntime := false, false

@@ -321,3 +321,156 @@ func TestHandOverAttemptsArePaced(t *testing.T) {
 		t.Errorf("ForErr returned %v; %d dumps in %v, want at most %d", err, dumps, took, bound)
 	}
 }
+
+// TestHandOverWakeAtOnce: the displaced holder's wait ends just as the
+// monitor hands its worker over, before the task handed the worker has
+// registered as its holder (the holder word still -g, H1). The displaced
+// goroutine then reclaims (H4) under hmu; its table entry must go without
+// waiting for hmu a second time (identity.go, unregister), or the worker
+// deadlocks: the displaced goroutine on itself, the new holder on hmu.
+func TestHandOverWakeAtOnce(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	handOvers := 0
+	for range fjtest.Stress(60, 400, 20) {
+		var reps reports
+		p := stallPool(1, &reps)
+		stolen, started := make(chan struct{}), make(chan struct{})
+		ch := make(chan struct{})
+		var released atomic.Bool
+		go func() { <-started; released.Store(true) }()
+		go func() {
+			// Wake the blocked holder as soon as the hand-over is
+			// counted (H3), before the monitor lets go of hmu. Without
+			// a hand-over, the test hangs (this shape has one).
+			for p.Stats().HandOvers == 0 {
+				runtime.Gosched()
+			}
+			close(ch)
+		}()
+		n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+			other := forkjoin.Fork(w, func(*pool.Worker) int {
+				close(stolen)
+				for !released.Load() {
+					runtime.Gosched()
+				}
+				return 1
+			})
+			younger := forkjoin.Fork(w, func(w *pool.Worker) int {
+				close(started)
+				stallReceive2(ch) // no section: blocks the worker's holder
+				a, b := forkjoin.Join(w, func(*pool.Worker) int { return 1 }, func(*pool.Worker) int { return 0 })
+				return a + b
+			})
+			stallReceive2(stolen)
+			return other.Join(w) + younger.Join(w)
+		})
+		st := p.Stats()
+		p.Close()
+		if n != 2 {
+			t.Fatalf("returned %d, want 2", n)
+		}
+		handOvers += int(st.HandOvers)
+	}
+	if handOvers == 0 {
+		t.Errorf("no hand-over in any run")
+	}
+}
+
+// TestHandOverBackArmsTheWatch: a displaced holder that asks for its
+// worker back (H4) is a parked task made resumable, and only a hand-over
+// gives it the worker while the worker's holder is blocked: it must arm
+// the stall watch as a resume does (W2), or a watch that had gone idle
+// meanwhile never looks again. Here the task handed the worker waits,
+// without a section, for the displaced one.
+func TestHandOverBackArmsTheWatch(t *testing.T) {
+	if fjtest.RaceEnabled {
+		t.Skip("the race detector: the task handed the worker called fj before it blocks, so it is not handed over in turn (stall.md, H5)")
+	}
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var reps reports
+	p := stallPool(1, &reps)
+	sp := sched.From[sched.Pool](p)
+	var mu sync.Mutex
+	stolen, started, back := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var released atomic.Bool
+	go func() { <-started; released.Store(true) }()
+	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
+		mu.Lock()
+		other := forkjoin.Fork(w, func(*pool.Worker) int {
+			close(stolen)
+			for !released.Load() {
+				runtime.Gosched()
+			}
+			return 1
+		})
+		younger := forkjoin.Fork(w, func(w *pool.Worker) int {
+			close(started)
+			mu.Lock() // no section: blocks the worker's holder; handed over
+			mu.Unlock()
+			a, b := forkjoin.Join(w, func(*pool.Worker) int { return 1 }, func(*pool.Worker) int { return 0 }) // H4
+			close(back)
+			return a + b
+		})
+		stallReceive2(stolen)
+		v := other.Join(w) // parks; resumes by the hand-over
+		// Running (not blocked) until the watch has nothing left to
+		// look at and goes idle (W3).
+		for {
+			if armed, _, _, _ := sched.StallWatch(sp); !armed {
+				break
+			}
+			runtime.Gosched()
+		}
+		mu.Unlock()
+		stallReceive2(back) // no section: only a second hand-over ends it
+		return v + younger.Join(w)
+	})
+	st := p.Stats()
+	p.Close()
+	if n != 2 {
+		t.Errorf("returned %d, want 2", n)
+	}
+	if st.HandOvers != 2 {
+		t.Errorf("%d hand-overs, want 2", st.HandOvers)
+	}
+}
+
+// deep recurses n frames deep, then calls f.
+//
+//go:noinline
+func deep(n int, f func()) {
+	if n == 0 {
+		f()
+		return
+	}
+	deep(n-1, f)
+}
+
+// TestHandOverFramesDeepStack: a stack of more than 100 frames is printed
+// with its middle elided ("...N frames elided..."): a frame of fj's that
+// touches the worker unchecked (a Join's, whose first half is still
+// running) may be among them, below a Worker.Run deep inside the half.
+// H2 must refuse what it cannot see, whatever the depths.
+func TestHandOverFramesDeepStack(t *testing.T) {
+	fjtest.Deadline(t, 120*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for r := 36; r <= 50; r++ {
+		st := blockedStack(t, func(p *pool.Pool, block func()) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.Join(w, func(w *pool.Worker) int {
+					deep(80, func() {
+						w.Run(func(*pool.Worker) { deep(r, block) })
+					})
+					return 1
+				}, func(*pool.Worker) int { return 1 })
+				return a + b
+			})
+		})
+		if sched.HandOverFrames(st) {
+			t.Errorf("HandOverFrames = true at depth %d, with a Join below, for\n%s", r, st)
+			return
+		}
+	}
+}

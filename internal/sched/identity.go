@@ -190,8 +190,11 @@ func (w *Worker) unregister(c *carrier) {
 	}
 }
 
-// dropEntry is unregister's half for the table: c's entry goes, and
-// w.holder is left alone. Only c's goroutine calls it.
+// dropEntry removes c's entry from the holders table, on c's goroutine,
+// and leaves w.holder alone: unregister's first half, and all of it for a
+// displaced carrier reclaiming w (stall.md, H4), whose worker is another
+// goroutine's, or is still marked -g by the hand-over (H1) until the task
+// handed w registers, while reclaim holds hmu.
 func (w *Worker) dropEntry(c *carrier) {
 	if c.slot != nil {
 		c.slot.Store(0)
