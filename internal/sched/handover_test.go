@@ -407,7 +407,7 @@ func TestHandOverBackArmsTheWatch(t *testing.T) {
 		})
 		younger := forkjoin.Fork(w, func(w *pool.Worker) int {
 			close(started)
-			mu.Lock() // no section: blocks the worker's holder; handed over
+			mu.Lock() //lint:ignore SA2001 the lock is the wait: no section, it blocks the worker's holder, handed over
 			mu.Unlock()
 			a, b := forkjoin.Join(w, func(*pool.Worker) int { return 1 }, func(*pool.Worker) int { return 0 }) // H4
 			close(back)
