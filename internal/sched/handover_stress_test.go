@@ -19,6 +19,9 @@ import (
 
 // What the younger fork of a hand-over shape does once its wait ends
 // (stall.md, H4), with the worker handed to its parked forker meanwhile.
+// stressLocks counts the waits that ended in Lock (a statement under it).
+var stressLocks atomic.Int64
+
 type afterWait int
 
 const (
@@ -77,6 +80,7 @@ func handOverShape(w *pool.Worker, p *pool.Pool, mus []sync.Mutex, k int, what a
 			stallReceive2(wake) // no section: blocks the worker's holder
 		} else {
 			mu.Lock() // no section: blocks the worker's holder
+			stressLocks.Add(1)
 			mu.Unlock()
 		}
 		switch what {
