@@ -262,9 +262,11 @@ func {{.Sig}} {
 	{{.First}}
 	state = joining
 	{{- end}}
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+	if (w.takeBackFast(&j.task) || w.takeBack(&j.task)) && !(debugChecks && w.aside(&j.task, &j.done)) {
 		// J1: taken back. Recycled before it runs here: the first
-		// fork inside it uses this same slot and reuses j (J4).
+		// fork inside it uses this same slot and reuses j (J4). (In
+		// debug builds it may have run aside instead, X7: then it is
+		// read as a stolen one.)
 		w.counts[countExecuted]++
 		{{.Inline}}
 	} else if p := w.stolen(&j.job, func() { {{.Take}} }); p != nil {

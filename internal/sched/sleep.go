@@ -363,7 +363,7 @@ func (p *Pool) hasWork() bool {
 			return true
 		}
 	}
-	if p.stall.live.Load() != 0 { // stall.md, X2
+	if p.stall.stealable.Load() != 0 { // stall.md, X2; not for a stand-in alone (X7)
 		for k := range p.stall.spares {
 			if v := p.spareAt(k); v != nil && v.dq.Stealer().Len() != 0 {
 				return true

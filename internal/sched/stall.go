@@ -109,7 +109,10 @@ type stallWatch struct {
 	// with other memory), except live, whose decrement X5 orders before
 	// the spare's live flag.
 	made    atomic.Int32 // spares allocated so far
-	live    atomic.Int32 // spares running now (Stats.Spares)
+	live    atomic.Int32 // spares running now (Stats.Spares), stand-ins (X7) included
+	// stealable counts the live spares but stand-ins (X7): what workers
+	// steal from (X2), and Stats.Spares.
+	stealable atomic.Int32
 	started atomic.Uint64
 	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
 	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
@@ -142,6 +145,12 @@ type spareState struct {
 	// written by X1 before the go statement that starts the spare's
 	// carrier, which orders it before the spare's reads (X4).
 	principal int
+	// aside marks a stand-in of debug builds (X7), which runs first and
+	// then its own deque, and is not counted live; first is the task it
+	// runs first. Both are written, like principal, before the go
+	// statement that starts its carrier.
+	aside bool
+	first *task
 }
 
 // initStalls sets up p's stall watch from cfg.
@@ -493,8 +502,10 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 		}
 		s.asSpare.retire.Store(false)
 		s.asSpare.principal = h
+		s.asSpare.aside = false
 		s.asSpare.live.Store(true)
 		m.live.Add(1)
+		m.stealable.Add(1)
 		m.started.Add(1)
 		v.standIn[h] = n + k
 		v.seen[n+k] = stallSeen{}
@@ -538,6 +549,10 @@ func (p *Pool) spareAt(k int) *Worker {
 // spareHold is a spare's holder loop (X2, X4, X5), the counterpart of a
 // worker's hold: c holds w, a spare.
 func (w *Worker) spareHold(c *carrier) {
+	if debugChecks && w.asSpare.aside {
+		w.asideHold(c) // X7
+		return
+	}
 	for {
 		if w.resumePending() { // C4
 			if !w.handBack(c) {
@@ -645,6 +660,9 @@ func (w *Worker) exitSpare(c *carrier) {
 	w.unregister(c)
 	w.publish()
 	w.dismissSpares()
+	if !w.asSpare.aside {
+		w.pool.stall.stealable.Add(-1)
+	}
 	w.pool.stall.live.Add(-1)
 	w.asSpare.live.Store(false) // last: X1 may start the spare again
 }

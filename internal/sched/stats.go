@@ -90,7 +90,7 @@ func (p *Pool) Snapshot() Snapshot {
 		}
 	}
 	s.Blocking, s.MostBlocking = p.blockingStats()
-	s.Spares = uint64(max(0, p.stall.live.Load()))
+	s.Spares = uint64(max(0, p.stall.stealable.Load())) // stand-ins (X7) are not counted
 	s.SparesStarted, s.Stalls = p.stall.started.Load(), p.stall.stalls.Load()
 	s.SparesAtLimit = p.stall.atLimit.Load()
 	return s

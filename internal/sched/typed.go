@@ -129,7 +129,7 @@ func (f *Future[W, T]) Join(w *Worker) T {
 		if w != f.owner {
 			w.WaitFor(&f.done)
 		} else {
-			if w.join(&f.job) {
+			if w.join(&f.job) && !(debugChecks && w.asideJoin(&f.job)) {
 				// Taken back: run it here. Its outcome is recorded and
 				// the latch set, as if it had run elsewhere, for other
 				// joins of the same future. Guard, not Capture: a

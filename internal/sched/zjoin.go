@@ -47,9 +47,11 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 	}()
 	a = fa(pw)
 	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+	if (w.takeBackFast(&j.task) || w.takeBack(&j.task)) && !(debugChecks && w.aside(&j.task, &j.done)) {
 		// J1: taken back. Recycled before it runs here: the first
-		// fork inside it uses this same slot and reuses j (J4).
+		// fork inside it uses this same slot and reuses j (J4). (In
+		// debug builds it may have run aside instead, X7: then it is
+		// read as a stolen one.)
 		w.counts[countExecuted]++
 		f := j.f
 		j.f = nil
@@ -103,9 +105,11 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 	}()
 	ra = f(pw, a)
 	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+	if (w.takeBackFast(&j.task) || w.takeBack(&j.task)) && !(debugChecks && w.aside(&j.task, &j.done)) {
 		// J1: taken back. Recycled before it runs here: the first
-		// fork inside it uses this same slot and reuses j (J4).
+		// fork inside it uses this same slot and reuses j (J4). (In
+		// debug builds it may have run aside instead, X7: then it is
+		// read as a stolen one.)
 		w.counts[countExecuted]++
 		arg := j.arg
 		j.f, j.arg = nil, *new(A)
@@ -167,9 +171,11 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	left := JoinSlice(w, f, args[:mid], lout, combine)
 	var right R
 	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+	if (w.takeBackFast(&j.task) || w.takeBack(&j.task)) && !(debugChecks && w.aside(&j.task, &j.done)) {
 		// J1: taken back. Recycled before it runs here: the first
-		// fork inside it uses this same slot and reuses j (J4).
+		// fork inside it uses this same slot and reuses j (J4). (In
+		// debug builds it may have run aside instead, X7: then it is
+		// read as a stolen one.)
 		w.counts[countExecuted]++
 		rargs := j.args
 		j.args, j.out = nil, nil
@@ -245,9 +251,11 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 		w.checkFork("forkjoin.Task.Join") // panics, naming the mistake (debug.go)
 	}
 	j.gen++ // even: joined
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
+	if (w.takeBackFast(&j.task) || w.takeBack(&j.task)) && !(debugChecks && w.aside(&j.task, &j.done)) {
 		// J1: taken back. Recycled before it runs here: the first
-		// fork inside it uses this same slot and reuses j (J4).
+		// fork inside it uses this same slot and reuses j (J4). (In
+		// debug builds it may have run aside instead, X7: then it is
+		// read as a stolen one.)
 		w.counts[countExecuted]++
 		f := j.f
 		j.f = nil

@@ -1,0 +1,128 @@
+//go:build race || fjdebug
+
+package fj_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/parallel"
+	"github.com/forkjoin/fj/pool"
+	"github.com/forkjoin/fj/taskblock"
+)
+
+// capturedCases are programs whose bodies use the *pool.Worker captured
+// from the enclosing task (w) instead of their own (inner): the misuse
+// that a one-CPU machine hides, since on one worker nothing is stolen and
+// the body's worker is the captured one.
+var capturedCases = []struct {
+	name string
+	run  func(w *pool.Worker)
+}{
+	{"For", func(w *pool.Worker) {
+		parallel.For(w, 0, 100, func(inner *pool.Worker, i int) {
+			forkjoin.Join(w, one, one) // BUG: the enclosing w, not inner
+		})
+	}},
+	{"ForErr", func(w *pool.Worker) {
+		_ = parallel.ForErr(w, 0, 100, func(inner *pool.Worker, i int) error {
+			forkjoin.Join(w, one, one)
+			return nil
+		})
+	}},
+	{"Map", func(w *pool.Worker) {
+		parallel.Map(w, make([]int, 50), func(inner *pool.Worker, e int) int {
+			a, b := forkjoin.Join(w, one, one)
+			return a + b + e
+		})
+	}},
+	{"Reduce", func(w *pool.Worker) {
+		parallel.Reduce(w, 0, 1000, 0, func(inner *pool.Worker, lo, hi int) int {
+			a, _ := forkjoin.Join(w, one, one)
+			return a + hi - lo
+		}, func(a, b int) int { return a + b })
+	}},
+	{"Join", func(w *pool.Worker) {
+		forkjoin.Join(w, one, func(inner *pool.Worker) int {
+			a, b := forkjoin.Join(w, one, one)
+			return a + b
+		})
+	}},
+	{"JoinArgs", func(w *pool.Worker) {
+		forkjoin.JoinArgs(w, func(inner *pool.Worker, k int) int {
+			if k == 1 {
+				forkjoin.Fork(w, one).Join(w)
+			}
+			return k
+		}, 0, 1)
+	}},
+	{"Fork", func(w *pool.Worker) {
+		f := forkjoin.Fork(w, func(inner *pool.Worker) int {
+			a, b := forkjoin.Join(w, one, one)
+			return a + b
+		})
+		f.Join(w)
+	}},
+	{"Spawn", func(w *pool.Worker) {
+		t := forkjoin.Spawn(w, func(inner *pool.Worker) int {
+			a, b := forkjoin.Join(w, one, one)
+			return a + b
+		})
+		t.Join(w)
+	}},
+	{"taskblock.Run", func(w *pool.Worker) {
+		taskblock.Define(w, func(b *taskblock.Block) {
+			b.Run(func(inner *pool.Worker) {
+				forkjoin.Join(w, one, one)
+			})
+		})
+	}},
+}
+
+func one(*pool.Worker) int { return 1 }
+
+// A worker captured from an enclosing task is caught in every run at
+// GOMAXPROCS=1 under -race and -tags fjdebug (issue 34, item 1): fj runs
+// the first loop, second half or block task of each task on a stand-in
+// worker, on another goroutine, so the body's worker is not the captured
+// one and the captured one's check fails, with the misuse message.
+func TestCapturedWorkerCaughtOnOneCPU(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const runs = 20
+	for _, c := range capturedCases {
+		t.Run(c.name, func(t *testing.T) {
+			for run := range runs {
+				// Without options the pool has GOMAXPROCS workers: one,
+				// as on a one-CPU machine.
+				p := pool.New()
+				if n := p.Workers(); n != 1 {
+					t.Fatalf("pool.New() at GOMAXPROCS=1 has %d workers, want 1", n)
+				}
+				msg := capturedPanic(p, c.run)
+				p.Close()
+				if !strings.Contains(msg, "on a goroutine that is not running its task") ||
+					!strings.Contains(msg, "captured from an enclosing task") {
+					t.Fatalf("run %d of %d: the captured worker was not caught: Invoke returned %q", run+1, runs, msg)
+				}
+			}
+		})
+	}
+}
+
+// capturedPanic runs f in a task of p and returns the message of the panic
+// Invoke re-raised, or "" if it returned normally.
+func capturedPanic(p *pool.Pool, f func(w *pool.Worker)) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	forkjoin.Invoke(p, func(w *pool.Worker) int {
+		f(w)
+		return 0
+	})
+	return ""
+}
