@@ -3,42 +3,49 @@ package sched
 import "unsafe"
 
 // Asides: in builds with debug checks (the fjdebug tag or the race
-// detector: debug_on.go), fj perturbs its schedule so that a *Worker
-// captured from an enclosing task is caught on any machine, as the race
-// detector perturbs the Go scheduler to surface races (debug.go states
-// the checks, stall.md X7 the protocol).
+// detector: debug_on.go), fj perturbs the schedule of a pool of one worker
+// so that a *Worker captured from an enclosing task is caught there, as
+// the race detector perturbs the Go scheduler to surface races (debug.go
+// states the checks, stall.md X7 the protocol).
 //
 // The misuse check compares the calling goroutine with w's holder. On two
-// workers a captured w is caught when a piece is stolen: it runs on
-// another goroutine, with another *Worker. On one worker (GOMAXPROCS=1,
-// or pool.WithWorkers(1)) nothing is stolen: a loop runs its bodies on its
+// workers a captured w is caught when a piece is stolen: it runs on another
+// goroutine, with another *Worker. On one worker (GOMAXPROCS=1, or
+// pool.WithWorkers(1)) nothing is stolen: a loop runs its bodies on its
 // caller's worker and goroutine, a join takes its second half back, and
 // the captured w is the body's own, so the check passes and the program
-// ships its bug. So in those builds, the first of the following
-// decisions of each main-loop task, and one in asideEvery after it, runs
-// the piece on a stand-in instead: a spare slot's Worker, on a carrier
-// goroutine of its own, while the joiner waits for it as for a stolen
-// half (its carrier parks, and the worker's next carrier runs other
-// tasks). The body then receives the stand-in, and a captured w, still
+// ships its bug. So in those builds, on a pool of one worker, the first of
+// the following decisions of each main-loop task, and one in asideEvery
+// after it, runs the piece on a stand-in instead: a spare slot's Worker,
+// on a carrier goroutine of its own, while the joiner waits for it as for
+// a stolen half (its carrier parks, and the worker's next carrier runs
+// other tasks). The body then receives the stand-in, and a captured w,
 // held by the joiner's worker's carriers, fails the check.
 //
 //   - a parallel loop (For, ForErr, Map, Reduce, ...) run on a worker:
-//     the whole loop (Aside, from package parallel);
+//     the whole loop (AsideDue and RunAside, from package parallel);
 //   - a join's second half taken back (Join, JoinArgs, JoinAll,
 //     JoinReduce, Task.Join; zjoin.go);
 //   - a Future taken back by its forker's Join;
 //   - a task block's task taken back by the block's wait (taskblock's
 //     Run and Go bodies; takeBackUntil).
 //
+// Pools of more than one worker are left alone: their steals move pieces
+// to other goroutines and workers already, and tests that spin until a
+// piece is stolen must not find their worker parked meanwhile.
+//
 // The perturbation is meant to be invisible to the pool's counters: the
 // stand-in's counters add to its worker's (Stats, as a spare's do), the
 // piece is counted executed once as it would have been inline (a loop,
 // which made no task, not at all), and the joiner's wait is not counted
 // as a park. A stand-in is not counted as a spare (Stats.Spares,
-// SparesStarted) and no other worker steals from it: it runs what its
-// piece forks itself, so a test counting steals on one worker still reads
-// none. Plain builds compile none of it: every call sits behind the
-// constant debugChecks.
+// SparesStarted) and no worker steals from it (unless a real spare is
+// live): it runs what its piece forks itself, so a test counting steals on
+// one worker still reads none. What it cannot hide: while the joiner
+// waits, the worker runs its other queued tasks (as a stolen join lets
+// it), so a one-worker test that relies on their order, or counts
+// goroutines or allocations, turns asides off (SetAsides). Plain builds
+// compile none of it: every call sits behind the constant debugChecks.
 
 // DebugChecks reports whether the build has debug checks (debug_on.go):
 // package parallel calls Aside only then, so that plain builds make no

@@ -83,7 +83,8 @@ func TestCarrierLabelsDoNotStick(t *testing.T) {
 func TestOverflowParksStayBoundedByDepth(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	const n = 20 // depth of the computation
-	p := noAsides(pool.New(pool.WithWorkers(1), pool.WithDequeCapacity(4))) // counts goroutines
+	// It counts goroutines: no stand-ins of debug builds.
+	p := noAsides(pool.New(pool.WithWorkers(1), pool.WithDequeCapacity(4)))
 	defer p.Close()
 	base := int64(runtime.NumGoroutine())
 	var peak atomic.Int64

@@ -19,7 +19,8 @@ import (
 // and the work queued behind it waits. The pool watches its holders in
 // every build (L1-L4, W1-W5): a holder that is blocked while work waits
 // gets a spare worker standing in for it about a millisecond later
-// (X1-X6), and the first such block is reported once. stall.md next to
+// (X1-X6), and the first such block is reported once; debug builds also
+// use spare slots for their stand-ins (X7, aside.go). stall.md next to
 // this file states the steps and argues why nothing is lost and nothing
 // runs twice; the comments here cite them.
 
@@ -102,20 +103,21 @@ type stallWatch struct {
 
 	// spares[k] is spare slot k, or nil before its first start; slot k
 	// stands in for worker k mod Workers() or for a spare of that
-	// worker's (X1). Only the monitor stores into it (under mu).
+	// worker's (X1). Only the monitor and a stand-in's start (X7) store
+	// into it (under mu).
 	spares []atomic.Pointer[Worker]
 	// The counts below are read by Stats from any goroutine; each is a
 	// single word whose own value is all a reader needs (no ordering
 	// with other memory), except live, whose decrement X5 orders before
 	// the spare's live flag.
 	made    atomic.Int32 // spares allocated so far
-	live    atomic.Int32 // spares running now (Stats.Spares), stand-ins (X7) included
-	// stealable counts the live spares but stand-ins (X7): what workers
-	// steal from (X2), and Stats.Spares.
-	stealable atomic.Int32
+	live    atomic.Int32 // spares running now, stand-ins (X7) included
 	started atomic.Uint64
 	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
 	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
+	// stealable counts the live spares but stand-ins (X7): those whose
+	// deques workers steal from (X2), and Stats.Spares.
+	stealable atomic.Int32
 	// reported is set by the one delivery of W5. A monitor that has
 	// disarmed delivers its report on its way out, while the next one
 	// may have started: the CAS, sequentially consistent, lets one of
