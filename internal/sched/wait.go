@@ -125,6 +125,11 @@ func (l *Latch) addWaiter(n *waiter) bool {
 // tasks, or when it parks in turn). The worker thus never blocks while
 // there is work, and no task ever runs on top of a waiting one, which is
 // what makes any acyclic graph of joins deadlock-free (see carrier.md).
+//
+// Not inlined: its callers' code stays what it was before wait took
+// count, and the extra call is on the path that parks.
+//
+//go:noinline
 func (w *Worker) WaitFor(e Event) { w.wait(e, true) }
 
 // wait is WaitFor; count says whether a park counts in Stats (a wait for a
