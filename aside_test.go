@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/forkjoin/fj/forkjoin"
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
@@ -125,4 +126,65 @@ func capturedPanic(p *pool.Pool, f func(w *pool.Worker)) (msg string) {
 		return 0
 	})
 	return ""
+}
+
+// The stand-ins are invisible to the counters that a one-worker test
+// checks: a program of loops, joins, futures and a task block, each
+// correct (its bodies use their own worker), computes the same result
+// and counts the same executed tasks with the stand-ins as without, and
+// no steal, failed steal, overflow or spare. (Parks are not hidden: while
+// a task waits for its stand-in, its worker runs the task's other forks,
+// and the joins of those then wait for them, as after a steal.)
+func TestAsidesInvisibleToStats(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	program := func(w *pool.Worker) int {
+		sum := parallel.Reduce(w, 0, 1000, 0, func(w *pool.Worker, lo, hi int) int {
+			a, b := forkjoin.Join(w, func(*pool.Worker) int { return lo }, func(*pool.Worker) int { return hi })
+			return a + b
+		}, func(a, b int) int { return a + b })
+		parallel.For(w, 0, 100, func(w *pool.Worker, i int) {
+			forkjoin.Fork(w, one).Join(w)
+		})
+		f := forkjoin.Fork(w, func(w *pool.Worker) int { return fibAside(w, 15) })
+		taskblock.Define(w, func(b *taskblock.Block) {
+			for range 10 {
+				b.Run(func(w *pool.Worker) { fibAside(w, 10) })
+			}
+		})
+		return sum + f.Join(w) + fibAside(w, 18)
+	}
+	run := func(asides bool) (int, pool.Stats) {
+		p := pool.New(pool.WithWorkers(1))
+		defer p.Close()
+		sched.From[sched.Pool](p).SetAsides(asides)
+		var res int
+		for range 50 {
+			res = forkjoin.Invoke(p, program)
+		}
+		return res, p.Stats()
+	}
+	want, plain := run(false)
+	got, s := run(true)
+	if got != want {
+		t.Fatalf("with stand-ins the program returned %d, without %d", got, want)
+	}
+	tot := s.Total
+	if tot.Executed != plain.Total.Executed || tot.Steals != 0 || tot.FailedSteals != 0 ||
+		tot.Overflows != 0 || s.Spares != 0 || s.SparesStarted != 0 || s.Stalls != 0 {
+		t.Errorf("with stand-ins: Executed %d (without: %d), Steals %d, FailedSteals %d, Overflows %d, "+
+			"Spares %d, SparesStarted %d, Stalls %d; want the same Executed and zeros",
+			tot.Executed, plain.Total.Executed, tot.Steals, tot.FailedSteals, tot.Overflows,
+			s.Spares, s.SparesStarted, s.Stalls)
+	}
+	t.Logf("parks: %d with stand-ins, %d without", tot.Parks, plain.Total.Parks)
+}
+
+func fibAside(w *pool.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := forkjoin.Join(w,
+		func(w *pool.Worker) int { return fibAside(w, n-1) },
+		func(w *pool.Worker) int { return fibAside(w, n-2) })
+	return a + b
 }

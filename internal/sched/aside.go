@@ -41,10 +41,12 @@ import "unsafe"
 // as a park. A stand-in is not counted as a spare (Stats.Spares,
 // SparesStarted) and no worker steals from it (unless a real spare is
 // live): it runs what its piece forks itself, so a test counting steals on
-// one worker still reads none. What it cannot hide: while the joiner
-// waits, the worker runs its other queued tasks (as a stolen join lets
-// it), so a one-worker test that relies on their order, or counts
-// goroutines or allocations, turns asides off (SetAsides). Plain builds
+// one worker still reads none (TestAsidesInvisibleToStats). What it cannot
+// hide: while the joiner waits, the worker runs its other queued tasks (as
+// a stolen join lets it), so the joins of those wait for them and park
+// (Parks grows), sleeps and wake-ups follow the waits, and a one-worker
+// test that relies on the tasks' order, or counts goroutines or
+// allocations, turns asides off (SetAsides). Plain builds
 // compile none of it: every call sits behind the constant debugChecks.
 
 // DebugChecks reports whether the build has debug checks (debug_on.go):
@@ -237,6 +239,7 @@ func RunAside[W, R any](pw *W, f func(*W) R) (r R, ok bool) {
 	j := &asideRun[W, R]{f: f}
 	j.bind(j)
 	j.forker = w
+	j.scope = w.scope // the Region it would have run in here (region.go)
 	if !w.runAside(&j.task, &j.done) {
 		return r, false
 	}
