@@ -73,10 +73,10 @@ func (w *Worker) asideDue() bool {
 }
 
 // aside runs t, a task that w's holder owns and nobody has started, on a
-// stand-in (X7) if one is due and free, and reports whether it did; with
-// e != nil it waits for e (t's completion) first, without counting a
-// park. On false the caller runs t itself, as before. Only the goroutine
-// holding w calls it.
+// stand-in (X7) if one is due and free, and reports whether it did, once
+// e (t's completion) is set: it waits as for a stolen half, without
+// counting a park. On false the caller runs t itself, as before. Only the
+// goroutine holding w calls it.
 func (w *Worker) aside(t *task, e Event) bool {
 	// A spilled task is claimed already, by the take-back: the
 	// stand-in's execute would skip it.
@@ -126,9 +126,9 @@ func (p *Pool) startAside(w *Worker, t *task) *Worker {
 
 // asideHold is a stand-in's holder loop (X7), spareHold's for a stand-in:
 // its first task, then its own deque, until it has no task in progress
-// and nothing queued. It takes no work from anywhere else, and nobody
-// takes work from it (it is not counted live: steal, X2), so that the
-// perturbation changes no other worker's counters. Its parked tasks
+// and nothing queued. It takes no work from anywhere else, and no worker
+// takes work from it (it is not counted stealable: steal, X2), so that
+// the perturbation changes no other worker's counters. Its parked tasks
 // resume on it (C4); a task it forked that another task waits for is in
 // its deque, which it runs before it exits.
 func (w *Worker) asideHold(c *carrier) {
