@@ -74,6 +74,21 @@ var capturedCases = []struct {
 		})
 		t.Join(w)
 	}},
+	{"Join then For", func(w *pool.Worker) {
+		forkjoin.Join(w, one, one) // a correct join first: its take-back is the task's first
+		parallel.For(w, 0, 100, func(inner *pool.Worker, i int) {
+			forkjoin.Join(w, one, one)
+		})
+	}},
+	{"For then Join", func(w *pool.Worker) {
+		parallel.For(w, 0, 100, func(inner *pool.Worker, i int) {
+			forkjoin.Join(inner, one, one) // a correct loop first
+		})
+		forkjoin.Join(w, one, func(inner *pool.Worker) int {
+			a, b := forkjoin.Join(w, one, one)
+			return a + b
+		})
+	}},
 	{"taskblock.Run", func(w *pool.Worker) {
 		taskblock.Define(w, func(b *taskblock.Block) {
 			b.Run(func(inner *pool.Worker) {

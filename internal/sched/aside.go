@@ -14,10 +14,10 @@ import "unsafe"
 // pool.WithWorkers(1)) nothing is stolen: a loop runs its bodies on its
 // caller's worker and goroutine, a join takes its second half back, and
 // the captured w is the body's own, so the check passes and the program
-// ships its bug. So in those builds, on a pool of one worker, the first of
-// the following decisions of each main-loop task, and one in asideEvery
-// after it, runs the piece on a stand-in instead: a spare slot's Worker,
-// on a carrier goroutine of its own, while the joiner waits for it as for
+// ships its bug. So in those builds, on a pool of one worker, the first
+// loop and the first other decision below of each main-loop task, and
+// one in asideEvery after them, run the piece on a stand-in instead: a
+// spare slot's Worker, on a carrier goroutine of its own, while the joiner waits for it as for
 // a stolen half (its carrier parks, and the worker's next carrier runs
 // other tasks). The body then receives the stand-in, and a captured w,
 // held by the joiner's worker's carriers, fails the check.
@@ -61,16 +61,37 @@ const DebugChecks = debugChecks
 const asideEvery = 256
 
 // asideDue reports whether the next decision of the task running on w
-// goes aside. It counts in w.checks, which the fork path uses only in
-// builds without debug checks (debug.go) and the main loop resets per
-// task (runTask). Only the goroutine holding w calls it.
-func (w *Worker) asideDue() bool {
+// goes aside: a loop's (loop), or a take-back's. The first loop of each
+// task goes aside, and so does the first take-back, and one decision in
+// asideEvery after them: a task that joins and then loops has both
+// checked. It counts in w.checks, which the fork path uses only in builds
+// without debug checks (debug.go) and the main loop resets per task
+// (runTask): the decisions in its low 15 bits, and asideLoopDone once a
+// loop of the task was due. Only the goroutine holding w calls it.
+func (w *Worker) asideDue(loop bool) bool {
 	if !debugChecks || w.pool.noAside || len(w.pool.workers) != 1 {
 		return false
 	}
-	w.checks++
-	return w.checks == 1 || w.checks%asideEvery == 0
+	if loop && w.checks&asideLoopDone == 0 {
+		w.checks |= asideLoopDone
+		return true
+	}
+	n := w.checks&^asideLoopDone + 1
+	if n == asideLoopDone {
+		n = 1 // wrapped: the flag's bit is not the count's
+	}
+	w.checks = w.checks&asideLoopDone | n
+	return n == 1 || n%asideEvery == 0
 }
+
+// asideLoopDone is the bit of Worker.checks that says a loop of the task
+// has gone aside (asideDue).
+const asideLoopDone = 1 << 15
+
+// asideSpareTask is what runTask sets w.checks to for a spare's task: its
+// first loop and first take-back are done, so that only samples go aside
+// and stand-ins do not chain.
+const asideSpareTask = asideLoopDone | 1
 
 // aside runs t, a task that w's holder owns and nobody has started, on a
 // stand-in (X7) if one is due and free, and reports whether it did, once
@@ -80,7 +101,7 @@ func (w *Worker) asideDue() bool {
 func (w *Worker) aside(t *task, e Event) bool {
 	// A spilled task is claimed already, by the take-back: the
 	// stand-in's execute would skip it.
-	return debugChecks && !t.spilled.Load() && w.asideDue() && w.runAside(t, e)
+	return debugChecks && !t.spilled.Load() && w.asideDue(false) && w.runAside(t, e)
 }
 
 // runAside is aside once the decision is made: it starts the stand-in and
@@ -180,7 +201,7 @@ func (w *Worker) asideJoin(j *job) bool {
 // outcome (a group task records its panic in its group): the wrapper's is
 // dropped.
 func (w *Worker) asideExec(t *task) bool {
-	if t.spilled.Load() || !w.asideDue() {
+	if t.spilled.Load() || !w.asideDue(false) {
 		return false
 	}
 	j := &asideTask{t: t}
@@ -219,15 +240,15 @@ func (j *asideRun[W, R]) Run(w *Worker) {
 	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w))) })
 }
 
-// AsideDue reports whether the next decision of the task running on pw
-// goes aside (X7): then the caller passes its piece to RunAside. Package
+// AsideDue reports whether a loop that the task running on pw starts now
+// goes aside (X7): then the caller passes it to RunAside. Package
 // parallel asks it before a loop; plain builds never call it
 // (DebugChecks). Only the goroutine holding pw's worker may call it; on
 // another, it reports false, and the caller's own check panics, with its
 // message.
 func AsideDue[W any](pw *W) bool {
 	w := (*Worker)(unsafe.Pointer(pw))
-	return debugChecks && w.held() && w.asideDue()
+	return debugChecks && w.held() && w.asideDue(true)
 }
 
 // RunAside runs f on a stand-in of pw's worker and returns its result and

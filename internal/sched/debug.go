@@ -54,10 +54,10 @@ import (
 // suite run on a one-CPU machine ships the bug. So builds with debug
 // checks also perturb the schedule, as the race detector perturbs the
 // goroutine scheduler to surface races: on a pool of one worker, the
-// first loop, taken-back half or task-block task of each task (and one
-// such decision in asideEvery after it) runs on a stand-in worker, on a
-// goroutine of its own, while the task's own worker waits as for a stolen
-// half (aside.go; stall.md, X7). The body then gets the stand-in, and a
+// first loop and the first taken-back half or task-block task of each
+// task (and one such decision in asideEvery after them) run on a
+// stand-in worker, on a goroutine of its own, while the task's own worker
+// waits as for a stolen half (aside.go; stall.md, X7). The body then gets the stand-in, and a
 // captured worker, still held by the task's carriers, fails the check in
 // every run. Plain builds compile none of it (debugChecks is a constant).
 

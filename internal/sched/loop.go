@@ -115,7 +115,7 @@ func (w *Worker) runTask(t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: where the fork path samples, its first forks are checked (debug.go)
 	if debugChecks && w.asSpare != nil {
-		w.checks = 1 // a spare's task goes aside by sample only, so that asides do not chain (aside.go)
+		w.checks = asideSpareTask // a spare's task goes aside by sample only, so that asides do not chain (aside.go)
 	}
 	w.loopNest = notNested
 	if trace.IsEnabled() {
