@@ -17,10 +17,11 @@ import "unsafe"
 // ships its bug. So in those builds, on a pool of one worker, the first
 // loop and the first other decision below of each main-loop task, and
 // one in asideEvery after them, run the piece on a stand-in instead: a
-// spare slot's Worker, on a carrier goroutine of its own, while the joiner waits for it as for
-// a stolen half (its carrier parks, and the worker's next carrier runs
-// other tasks). The body then receives the stand-in, and a captured w,
-// held by the joiner's worker's carriers, fails the check.
+// spare slot's Worker, on a carrier goroutine of its own, while the
+// joiner waits for it as for a stolen half (its carrier parks, and the
+// worker's next carrier runs other tasks). The body then receives the
+// stand-in, and a captured w, held by the joiner's worker's carriers,
+// fails the check.
 //
 //   - a parallel loop (For, ForErr, Map, Reduce, ...) run on a worker:
 //     the whole loop (AsideDue and RunAside, from package parallel);
