@@ -58,7 +58,15 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 		// about 10% of a 500-element row), or small, on a worker that
 		// should not split for an idle one. Call it here.
 		var v T
-		sched.RunHere(func() { v = chunk(w, lo, hi) })
+		sched.RunHere(func() {
+			if sched.DebugChecks && sched.AsideDue(w) { // on a stand-in worker, as a loop (split.go, runFirst)
+				if r, ok := sched.RunAside(w, func(w *pool.Worker) T { return chunk(w, lo, hi) }); ok {
+					v = r
+					return
+				}
+			}
+			v = chunk(w, lo, hi)
+		})
 		return v
 	}
 	l := loop[T, I]{chunk: chunk, combine: combine}

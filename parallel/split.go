@@ -242,7 +242,7 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 			}
 			l.ctl.stopUnless(&returned)
 		}()
-		sched.RunHere(func() { res = l.run(w, 0, n) })
+		sched.RunHere(func() { res = l.runFirst(w, n) })
 		returned = true
 	} else {
 		sh := l.share()
@@ -250,6 +250,20 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 		res = sh.res
 	}
 	return res, l.result()
+}
+
+// runFirst runs the loop over [0, n) on w, its caller's worker. In builds
+// with debug checks it may run it on a stand-in worker instead (aside,
+// sched's aside.go): a body that uses a worker captured from the
+// enclosing task, not its own, then fails the misuse check even on one
+// worker, where nothing is stolen.
+func (l *loop[T, I]) runFirst(w *pool.Worker, n uint64) partial[T] {
+	if sched.DebugChecks && sched.AsideDue(w) {
+		if res, ok := sched.RunAside(w, func(w *pool.Worker) partial[T] { return l.run(w, 0, n) }); ok {
+			return res
+		}
+	}
+	return l.run(w, 0, n)
 }
 
 // result is the call's error once its work has ended.

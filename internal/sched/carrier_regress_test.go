@@ -28,7 +28,7 @@ import (
 // runs u, which calls Goexit too (capture.go, Guard).
 func TestGoexitAttributedPerGoroutine(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
-	p := pool.New(pool.WithWorkers(1))
+	p := noAsides(pool.New(pool.WithWorkers(1))) // g runs inline
 	defer p.Close()
 	var u *forkjoin.Future[int]
 	r := catch(func() {
@@ -83,7 +83,8 @@ func TestCarrierLabelsDoNotStick(t *testing.T) {
 func TestOverflowParksStayBoundedByDepth(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	const n = 20 // depth of the computation
-	p := pool.New(pool.WithWorkers(1), pool.WithDequeCapacity(4))
+	// It counts goroutines: no stand-ins of debug builds.
+	p := noAsides(pool.New(pool.WithWorkers(1), pool.WithDequeCapacity(4)))
 	defer p.Close()
 	base := int64(runtime.NumGoroutine())
 	var peak atomic.Int64

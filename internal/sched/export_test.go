@@ -168,9 +168,6 @@ func (c *Counter) addWaiter(n *waiter) bool {
 	}
 }
 
-// DebugChecks is debugChecks, for the external tests.
-const DebugChecks = debugChecks
-
 // Current is current, for the external tests.
 func Current() *Worker { return current() }
 

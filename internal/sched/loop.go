@@ -115,6 +115,9 @@ func (w *Worker) local() *task {
 func (w *Worker) runTask(c *carrier, t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: where the fork path samples, its first forks are checked (debug.go)
+	if debugChecks && w.asSpare != nil {
+		w.checks = asideSpareTask // a spare's task goes aside by sample only, so that asides do not chain (aside.go)
+	}
 	w.loopNest = notNested
 	if trace.IsEnabled() {
 		w.executeTraced(t)

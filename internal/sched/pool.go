@@ -57,6 +57,10 @@ type Pool struct {
 
 	// stall is the stall monitor and its spares (stall.go).
 	stall stallWatch
+
+	// noAside turns the asides of debug builds off (aside.go, X7): set
+	// by SetAsides before the pool runs anything.
+	noAside bool
 }
 
 const cacheLine = 128

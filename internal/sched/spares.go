@@ -20,6 +20,12 @@ type spareState struct {
 	// written by X1 before the go statement that starts the spare's
 	// carrier, which orders it before the spare's reads (X4).
 	principal int
+	// aside marks a stand-in of debug builds (X7), which runs first and
+	// then its own deque, and is not counted live; first is the task it
+	// runs first. Both are written, like principal, before the go
+	// statement that starts its carrier.
+	aside bool
+	first *task
 }
 
 // slotWorker returns the worker or live spare at slot h, or nil.
@@ -73,8 +79,10 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 		}
 		s.asSpare.retire.Store(false)
 		s.asSpare.principal = h
+		s.asSpare.aside = false
 		s.asSpare.live.Store(true)
 		m.live.Add(1)
+		m.stealable.Add(1)
 		m.started.Add(1)
 		v.standIn[h] = n + k
 		v.seen[n+k] = stallSeen{}
@@ -101,6 +109,10 @@ func (p *Pool) newSpare(k int) *remote {
 // spareHold is a spare's holder loop (X2, X4, X5), the counterpart of a
 // worker's hold: c holds w, a spare.
 func (w *Worker) spareHold(c *carrier) {
+	if debugChecks && w.asSpare.aside {
+		w.asideHold(c) // X7
+		return
+	}
 	for {
 		if w.resumePending() { // C4
 			if !w.handBack(c) {
@@ -208,6 +220,9 @@ func (w *Worker) exitSpare(c *carrier) {
 	w.unregister(c)
 	w.flushCounters()
 	w.dismissIdleCarriers()
+	if !w.asSpare.aside {
+		w.pool.stall.stealable.Add(-1)
+	}
 	w.pool.stall.live.Add(-1)
 	w.asSpare.live.Store(false) // last: X1 may start the spare again
 }

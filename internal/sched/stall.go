@@ -14,7 +14,8 @@ import (
 // and the work queued behind it waits. The pool watches its holders in
 // every build (L1-L4, W1-W5): a holder that is blocked while work waits
 // gets a spare worker standing in for it about a millisecond later
-// (X1-X6, spares.go), the first such block is reported once, and a
+// (X1-X6, spares.go; debug builds also use spare slots for their
+// stand-ins, X7, aside.go), the first such block is reported once, and a
 // parked task ready to resume behind a blocked holder is handed its worker
 // (H1-H5, handover.go). stall.md next to this file states the steps and
 // argues why nothing is lost and nothing runs twice; the comments here
@@ -102,13 +103,16 @@ type stallWatch struct {
 	// with other memory), except live, whose decrement X5 orders before
 	// the spare's live flag.
 	made    atomic.Int32 // spares allocated so far
-	live    atomic.Int32 // spares running now (Stats.Spares)
+	live    atomic.Int32 // spares running now, stand-ins (X7) included
 	started atomic.Uint64
 	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
 	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
 	// handOvers counts the workers handed to a parked task over a
 	// blocked holder's head (H3; Stats.HandOvers).
 	handOvers atomic.Uint64
+	// stealable counts the live spares but stand-ins (X7): those whose
+	// deques workers steal from (X2), and Stats.Spares.
+	stealable atomic.Int32
 	// reported is set by the one delivery of W5. A monitor that has
 	// disarmed delivers its report on its way out, while the next one
 	// may have started: the CAS, sequentially consistent, lets one of

@@ -125,7 +125,16 @@ func (l *Latch) addWaiter(n *waiter) bool {
 // tasks, or when it parks in turn). The worker thus never blocks while
 // there is work, and no task ever runs on top of a waiting one, which is
 // what makes any acyclic graph of joins deadlock-free (see carrier.md).
-func (w *Worker) WaitFor(e Event) {
+//
+// Not inlined: its callers' code stays what it was before wait took
+// count, and the extra call is on the path that parks.
+//
+//go:noinline
+func (w *Worker) WaitFor(e Event) { w.wait(e, true) }
+
+// wait is WaitFor; count says whether a park counts in Stats (a wait for a
+// piece run aside, X7, does not: aside.go).
+func (w *Worker) wait(e Event, count bool) {
 	if debugChecks {
 		w.mustHold("wait")
 	}
@@ -151,8 +160,10 @@ func (w *Worker) WaitFor(e Event) {
 			return
 		}
 		// C2: hand the worker off and park until C4 hands it back.
-		s := w.scope           // other carriers run other tasks meanwhile
-		w.counts[countParks]++ // here, not in handOff: sections hand off too
+		s := w.scope // other carriers run other tasks meanwhile
+		if count {
+			w.counts[countParks]++ // here, not in handOff: sections hand off too
+		}
 		w.parked.Add(1)
 		w.handOff(c, false)
 		c.awaitTurn()
