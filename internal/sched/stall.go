@@ -252,9 +252,19 @@ func (p *Pool) watchStalls() {
 	}
 	defer m.view.Store(v) // last, after the delivery below
 	defer p.deliverReport(v)
+	// The first look comes a tick after arming, not at once: a pool busy
+	// in short bursts (a fine-grained recursion run again and again) arms
+	// at each burst, and a look at its start finds nothing blocked, only
+	// taking a P from the workers while they fork (W3).
 	t := time.NewTimer(lookEvery)
 	defer t.Stop()
 	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			m.ticks.Add(1)
+		}
 		armed, soon := p.stallTick(v, time.Now())
 		if !armed && !p.disarmStalls() {
 			return
@@ -264,12 +274,6 @@ func (p *Pool) watchStalls() {
 			d = lookSoon
 		}
 		t.Reset(d)
-		select {
-		case <-m.stop:
-			return
-		case <-t.C:
-			m.ticks.Add(1)
-		}
 	}
 }
 
