@@ -44,7 +44,7 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 	// in it, in the program's code, with no frame of fj's below that
 	// would touch w without a check first.
 	p.stall.dumps.Add(1)
-	st := boundedStacks([]int64{g})[g]
+	st := stackOf(g)
 	if c == nil || c.goid != g || !raceClean(c) || !blockedState(st) || !handOverFrames(st) {
 		// As it was, unless a carrier taking w over stored its own id
 		// meanwhile (a Goexit's successor: carrier.go); the holder's own
@@ -75,22 +75,26 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 }
 
 // tryHandOver is handOver paced (H2): each attempt stops the world for
-// one bounded dump, a time that grows with the process's goroutines, so
-// the next attempt waits at least a hundred times what this one took,
-// and, after an attempt that could not hand over (the holder inside a
-// loop or a join, say), a delay that doubles from a millisecond up to the
-// report threshold: a pool whose holders block in such frames again and
-// again dumps a few times per threshold, not once per block.
+// one dump, a time that grows with the process's goroutines. After an
+// attempt that could not hand over (the holder inside a loop or a join,
+// say), the next waits a hundred times what this one took and a delay
+// that doubles from a millisecond up to the report threshold: a pool
+// whose holders block in such frames again and again dumps a few times
+// per threshold, not once per block. After a hand-over, which ended a
+// stall, the next waits four times the dump's time.
 func (p *Pool) tryHandOver(v *stallView, w *remote, g int64, now time.Time) bool {
 	start := time.Now()
 	ok := p.handOver(w, g)
 	took := time.Since(start)
 	if ok {
+		// A hand-over ends a stall: the next may follow soon, a few
+		// times the dump's time later.
 		v.handBackoff = 0
+		v.handNext = now.Add(4 * took)
 	} else {
 		v.handBackoff = min(max(2*v.handBackoff, time.Millisecond), p.stall.threshold)
+		v.handNext = now.Add(max(v.handBackoff, 100*took))
 	}
-	v.handNext = now.Add(max(v.handBackoff, 100*took))
 	return ok
 }
 

@@ -32,6 +32,31 @@ func boundedStacks(want []int64) map[int64]string {
 	return splitStacks(buf[:n], want)
 }
 
+// stackOf returns goroutine g's stack for the hand-over's look (stall.md,
+// H2), or "" if g is gone. It dumps into reportDump bytes first, as the
+// report does, and, while g is not in a dump that filled its buffer,
+// dumps again into one four times larger, up to maxStackDump: a carrier
+// started late sits near the end of a dump of many goroutines. The
+// buffer is dropped on return; each dump stops the world once, and the
+// hand-overs that take them are paced (tryHandOver).
+func stackOf(g int64) string {
+	for size := reportDump; ; size *= 4 {
+		buf := make([]byte, size+2)
+		n := runtime.Stack(buf[:size], true)
+		complete := n < size
+		if complete {
+			n += copy(buf[n:], "\n\n")
+		}
+		if st, ok := splitStacks(buf[:n], []int64{g})[g]; ok || complete || size >= maxStackDump {
+			return st
+		}
+	}
+}
+
+// maxStackDump bounds stackOf's buffer: 64 MiB holds the stacks of
+// about a hundred thousand goroutines.
+const maxStackDump = 64 << 20
+
 // splitStacks returns the stacks in dump of the goroutines in want, by
 // id, each starting with its header line ("goroutine 7 [chan send]:").
 // A stack cut short by the buffer's end is left out.

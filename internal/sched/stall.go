@@ -344,6 +344,7 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 		st, ok := p.lookHolder(l, w, mark, g)
 		if !ok || !st.blocked {
 			s.looks = 0
+			s.handOver = false    // a block again, after a wake: another attempt (H1)
 			p.retireStandIn(v, h) // X4
 			continue
 		}
