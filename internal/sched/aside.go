@@ -120,30 +120,18 @@ func (w *Worker) runAside(t *task, e Event) bool {
 // the pool is closing or the slots are all live.
 func (p *Pool) startAside(w *Worker, t *task) *remote {
 	m := &p.stall
-	n := len(p.workers)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
 		return nil
 	}
-	for k := w.id; n+k < p.Slots(); k += n {
-		s := p.slot(n + k)
-		if s == nil {
-			s = p.newSpare(k)
-		}
-		if s.asSpare.live.Load() {
-			continue
-		}
-		s.asSpare.retire.Store(false)
-		s.asSpare.principal = w.index
-		s.asSpare.aside = true
-		s.asSpare.first = t
-		s.asSpare.live.Store(true)
-		m.live.Add(1) // not stealable: no worker steals from it (X7)
-		p.startCarrier(s.newCarrier(), true)
-		return s
+	s := p.claimSpare(w.id, w.index, true) // not stealable: no worker steals from it (X7)
+	if s == nil {
+		return nil
 	}
-	return nil
+	s.asSpare.first = t // before the go statement, as principal
+	p.startCarrier(s.newCarrier(), true)
+	return s
 }
 
 // asideHold is a stand-in's holder loop (X7), spareHold's for a stand-in:

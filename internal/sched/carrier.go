@@ -162,13 +162,7 @@ func (w *Worker) handOff(c *carrier, section bool) {
 		c.section = len(w.sections)
 		w.sections = append(w.sections, c)
 	}
-	next := w.remote().popResumable()
-	if next == nil {
-		if n := len(w.idle); n > 0 {
-			next = w.idle[n-1]
-			w.idle = w.idle[:n-1]
-		}
-	}
+	next := w.remote().nextCarrier()
 	w.hmu.Unlock()
 	if next == nil {
 		w.pool.startCarrier(w.remote().newCarrier(), true)

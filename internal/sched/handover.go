@@ -59,13 +59,7 @@ func (p *Pool) handOver(w *remote, g int64) bool {
 	w.displaced = append(w.displaced, c)
 	w.parked.Add(1)
 	p.stall.handOvers.Add(1)
-	next := w.popResumable()
-	if next == nil {
-		if n := len(w.idle); n > 0 {
-			next = w.idle[n-1]
-			w.idle = w.idle[:n-1]
-		}
-	}
+	next := w.nextCarrier()
 	if next == nil {
 		p.startCarrier(w.newCarrier(), true) // under hmu: it takes w over without it
 		return true
@@ -252,36 +246,10 @@ func closureSuffix(s string) bool {
 	return false
 }
 
-// handOverSafe lists the frames of fj's own code that may be on a blocked
-// holder's stack below the program's code it waits in (H2): a carrier's
-// main loop and the task wrappers it runs. A task block's task is not
-// one: when it ends on its block's home worker, it counts itself in a
-// word only that worker's holders write (group.go, G5). After the program's code
-// returns to them, none touches the worker before the check after each
-// main-loop task (runTask, H4) or a Goexit's (Guard, H4): they record a
-// result and set a latch (which any goroutine may).
-var handOverSafe = map[string]bool{
-	"internal/sched.(*carrier).run":      true,
-	"internal/sched.(*Worker).hold":      true,
-	"internal/sched.(*Worker).spareHold": true,
-	"internal/sched.(*Worker).runTask":   true,
-	"internal/sched.(*Worker).execute":   true,
-	"internal/sched.(*Worker).Guard":     true,
-	"internal/sched.Capture":             true,
-	"internal/sched.(*job).complete":     true,
-	"internal/sched.(*funcJob).Run":      true,
-	"internal/sched.(*argJob).Run":       true,
-	"internal/sched.(*spawnJob).Run":     true,
-	"internal/sched.(*Future).Run":       true,
-	"internal/sched.(*externalJob).Run":  true,
-	"internal/sched.callOutside":         true,
-	"internal/sched.Call":                true,
-	"internal/sched.Do":                  true,
-	"internal/sched.RunHere":             true,
-}
-
-// handOverCalls lists the frames of handOverSafe that call the program's
-// code: the innermost frame of fj's must be one of them (H2).
+// handOverCalls lists the frames of fj's own code that call the
+// program's code and may be on a blocked holder's stack (H2): the task
+// wrappers a carrier's main loop runs, and the dispatch's. The innermost
+// frame of fj's must be one of them.
 var handOverCalls = map[string]bool{
 	"internal/sched.(*funcJob).Run":     true,
 	"internal/sched.(*argJob).Run":      true,
@@ -292,3 +260,30 @@ var handOverCalls = map[string]bool{
 	"internal/sched.Call":               true,
 	"internal/sched.Do":                 true,
 }
+
+// handOverSafe lists every frame of fj's own code that may be on a
+// blocked holder's stack below the program's code it waits in (H2):
+// handOverCalls, and a carrier's main loop and the frames between it and
+// them. A task block's task is not one: when it ends on its block's home
+// worker, it counts itself in a word only that worker's holders write
+// (group.go, G5). After the program's code returns to them, none touches
+// the worker before the check after each main-loop task (runTask, H4) or
+// a Goexit's (Guard, H4): they record a result and set a latch (which any
+// goroutine may).
+var handOverSafe = func() map[string]bool {
+	m := map[string]bool{
+		"internal/sched.(*carrier).run":      true,
+		"internal/sched.(*Worker).hold":      true,
+		"internal/sched.(*Worker).spareHold": true,
+		"internal/sched.(*Worker).runTask":   true,
+		"internal/sched.(*Worker).execute":   true,
+		"internal/sched.(*Worker).Guard":     true,
+		"internal/sched.Capture":             true,
+		"internal/sched.(*job).complete":     true,
+		"internal/sched.RunHere":             true,
+	}
+	for f := range handOverCalls {
+		m[f] = true
+	}
+	return m
+}()

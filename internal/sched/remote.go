@@ -119,3 +119,18 @@ func (w *remote) popResumable() *carrier {
 func (w *remote) newCarrier() *carrier {
 	return &carrier{w: w, turn: make(chan struct{}, 1), section: -1}
 }
+
+// nextCarrier is who C2's hand-off gives w to, with w.hmu held (by the
+// holder, or by the monitor handing w over: stall.md, H3): the most
+// recently resumed carrier, else an idle one, else nil (a new one then).
+func (w *remote) nextCarrier() *carrier {
+	if c := w.popResumable(); c != nil {
+		return c
+	}
+	if n := len(w.idle); n > 0 {
+		c := w.idle[n-1]
+		w.idle = w.idle[:n-1]
+		return c
+	}
+	return nil
+}

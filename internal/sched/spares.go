@@ -62,13 +62,30 @@ func (p *Pool) retireStandIn(v *stallView, h int) {
 // h's worker, unless the bound is reached (counted instead).
 func (p *Pool) startStandIn(v *stallView, h int) {
 	m := &p.stall
-	n := len(p.workers)
-	root := h % n // slot h's worker: a spare's slot is n+k, k ≡ its worker
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
 		return
 	}
+	s := p.claimSpare(h%len(p.workers), h, false) // slot h's worker: a spare's slot is n+k, k ≡ its worker
+	if s == nil {
+		m.atLimit.Add(1)
+		return
+	}
+	m.stealable.Add(1)
+	m.started.Add(1)
+	v.standIn[h] = s.index
+	v.seen[s.index] = stallSeen{}
+	p.startCarrier(s.newCarrier(), true)
+}
+
+// claimSpare is X1's (and X7's) choice of a slot, with stall.mu held: the
+// first spare slot of worker root's that is not live, made if it is new,
+// marked live and standing in for slot principal (aside: a stand-in of
+// debug builds, X7); or nil if they are all live. The caller starts its
+// carrier, after writing what it reads first.
+func (p *Pool) claimSpare(root, principal int, aside bool) *remote {
+	n := len(p.workers)
 	for k := root; n+k < p.Slots(); k += n {
 		s := p.slot(n + k)
 		if s == nil {
@@ -78,18 +95,13 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 			continue
 		}
 		s.asSpare.retire.Store(false)
-		s.asSpare.principal = h
-		s.asSpare.aside = false
+		s.asSpare.principal = principal
+		s.asSpare.aside = aside
 		s.asSpare.live.Store(true)
-		m.live.Add(1)
-		m.stealable.Add(1)
-		m.started.Add(1)
-		v.standIn[h] = n + k
-		v.seen[n+k] = stallSeen{}
-		p.startCarrier(s.newCarrier(), true)
-		return
+		p.stall.live.Add(1)
+		return s
 	}
-	m.atLimit.Add(1)
+	return nil
 }
 
 // newSpare makes spare slot k (X1), at slot Workers()+k: it stands in
