@@ -476,3 +476,29 @@ func TestHandOverFramesDeepStack(t *testing.T) {
 		}
 	}
 }
+
+// The mutex across a join beside many parked goroutines (a server's
+// connections): the carriers are made after them, so their stacks come
+// last in a goroutine dump, past the report's 64 KiB. The hand-over's
+// dump grows until it holds the blocked holder (stall.md, H2); a dump of
+// fixed size missed it, and the pool hung (.ci/run found it).
+func TestHandOverBesideManyGoroutines(t *testing.T) {
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const parked = 10000
+	stop := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(parked)
+	for range parked {
+		go func() { started.Done(); <-stop }()
+	}
+	started.Wait()
+	defer close(stop)
+	var r reports
+	p := stallPool(1, &r)
+	n, st := mutexAcrossJoin(p)
+	p.Close()
+	if n != 2 || st.HandOvers != 1 {
+		t.Errorf("the task returned %d; %d hand-overs (want 2, 1)", n, st.HandOvers)
+	}
+}
