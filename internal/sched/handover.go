@@ -176,7 +176,7 @@ func handOverFrames(stack string) bool {
 		}
 	}
 	innermost := true
-	prevFJ, prevRuntime := false, false
+	prevRuntime := false // the frame above, the callee, is the runtime's
 	for i := 1; i+1 < len(lines); i += 2 {
 		fn := lines[i]
 		if strings.HasPrefix(fn, "created by ") {
@@ -184,20 +184,20 @@ func handOverFrames(stack string) bool {
 		}
 		name, fj := fjFunc(fn)
 		if !fj {
-			prevFJ, prevRuntime = false, strings.HasPrefix(fn, "runtime.")
+			prevRuntime = strings.HasPrefix(fn, "runtime.")
 			continue
 		}
 		if !handOverSafe[name] {
 			return false
 		}
 		if innermost {
-			// Its callee, the frame above, must be the program's.
-			if i == 1 || prevFJ || prevRuntime || !handOverCalls[name] {
+			// Its callee, the frame above, must be the program's (no
+			// frame of fj's came before: this is the first).
+			if i == 1 || prevRuntime || !handOverCalls[name] {
 				return false
 			}
 			innermost = false
 		}
-		prevFJ = true
 	}
 	return !innermost
 }
