@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -137,6 +138,17 @@ func BenchmarkForTrivial10M(b *testing.B) {
 			}
 		}
 	})
+	// What two goroutines make of the same loop with no fj: each calls the
+	// body through the func value over half the range, as For's pieces
+	// do. On the 2-vCPU machine of issue 32 this loop, like the inlined
+	// one, stops scaling near the memory's bandwidth: it is the ceiling
+	// of impl=fj-for-2w.
+	b.Run("impl=goroutines-2", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			halves(n, func(lo, hi int) { callBody(body, lo, hi) })
+		}
+	})
 	for _, workers := range []int{2} {
 		b.Run(fmt.Sprintf("impl=fj-for-%dw", workers), func(b *testing.B) {
 			p := pool.New(pool.WithWorkers(workers))
@@ -160,6 +172,29 @@ func BenchmarkForTrivial10M(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// halves runs f over the two halves of [0, n) on two goroutines: the
+// plain-Go parallel baseline of the loop benchmarks.
+func halves(n int, f func(lo, hi int)) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f(0, n/2)
+	}()
+	f(n/2, n)
+	wg.Wait()
+}
+
+// callBody calls body for every index of [lo, hi) through the func value,
+// as a loop's piece does; noinline so that the call stays indirect.
+//
+//go:noinline
+func callBody(body func(*pool.Worker, int), lo, hi int) {
+	for j := lo; j < hi; j++ {
+		body(nil, j)
 	}
 }
 
@@ -284,6 +319,20 @@ func BenchmarkNestedReduce(b *testing.B) {
 			}
 		}
 	})
+	// The rows split between two goroutines with no fj: on the 2-vCPU
+	// machine of issue 32 this is no faster than impl=loop (the sum of
+	// 8 MB of rows is bound by the memory's bandwidth there), so it, not
+	// impl=loop, bounds impl=fj-2w.
+	b.Run("impl=goroutines-2", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			halves(len(rows), func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					sums[r] = sumRow(rows[r])
+				}
+			})
+		}
+	})
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("impl=fj-%dw", workers), func(b *testing.B) {
 			p := pool.New(pool.WithWorkers(workers))
@@ -295,6 +344,22 @@ func BenchmarkNestedReduce(b *testing.B) {
 					sums[r] = parallel.Reduce(w, 0, len(row), 0.0, func(_ *pool.Worker, lo, hi int) float64 {
 						return sumRow(row[lo:hi])
 					}, addFloat)
+				})
+			}
+		})
+	}
+	// The same with parallel.Sum, the aggregate a user reaches for first:
+	// nested in a step with steps left it runs in one step and allocates
+	// nothing (the Reduce above allocates its chunk closure, which
+	// captures the row, at the call).
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("impl=fj-sum-%dw", workers), func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(workers))
+			defer p.Close()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				parallel.For(p, 0, len(rows), func(w *pool.Worker, r int) {
+					sums[r] = parallel.Sum(w, rows[r])
 				})
 			}
 		})
@@ -330,16 +395,28 @@ func BenchmarkReduceSmall(b *testing.B) {
 			defer p.Close()
 			b.ReportAllocs()
 			// The other worker is kept busy, as when the calls come from
-			// the items of an enclosing parallel loop.
+			// the items of an enclosing parallel loop, by a task that
+			// spins until the loop below has ended. It starts first, so
+			// that the loop runs on the other worker with this one busy
+			// from its first call. Started at the same time, the two
+			// could hang: a Reduce split for the worker still idle, that
+			// worker stole its half, the Reduce parked, and the spinner
+			// then started on the Reduce's worker, which the parked Reduce
+			// needs back (about 1 run in 35 of a stress run; pool's
+			// package documentation: a task that spins on work queued
+			// behind it).
 			var stop atomic.Bool
 			done := make(chan struct{})
 			if workers > 1 {
+				spinning := make(chan struct{})
 				go p.Run(func(w *pool.Worker) {
 					defer close(done)
+					close(spinning)
 					for !stop.Load() {
 						// spin: a worker busy with an enclosing loop's item
 					}
 				})
+				<-spinning
 			} else {
 				close(done)
 			}
