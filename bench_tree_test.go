@@ -159,6 +159,32 @@ func BenchmarkTreeWalk20(b *testing.B) {
 	}
 }
 
+var pieceSink *[4]int // where sumPiecesAlloc's allocations escape to
+
+// sumPiecesAlloc is the walk sumBlockLeft makes, with no fj: the same
+// pieces in the same order, each preceded by one small heap allocation
+// when alloc is set. It isolates what the task-block walk pays that is
+// not fj's code (issue 32 item 4): this walk is a stream of dependent
+// loads through memory laid out in visiting order, and on the machine
+// this was measured on one allocation between two pieces (a few lines of
+// the allocator's memory touched) slows the next piece by about 8 µs,
+// while plain stores elsewhere do not (an allocation per piece of 4,095
+// nodes: about 1.3 times the sequential walk; the same allocations made
+// before the walk: no change). A fork touches its deque slot and job in
+// the same way, which is why the example opens blocks only down to about
+// 16 subtrees per worker.
+func sumPiecesAlloc(n *treeNode, depth, cut int, alloc bool) int {
+	if depth <= cut {
+		return sumSeq(n)
+	}
+	if alloc {
+		pieceSink = new([4]int)
+	}
+	right := func() int { return sumPiecesAlloc(n.right, depth-1, cut, alloc) }
+	left := sumPiecesAlloc(n.left, depth-1, cut, alloc)
+	return n.value + left + right()
+}
+
 // BenchmarkTreeWalk20Paired measures the tree walk's speedups on a
 // machine whose load changes from second to second: every iteration
 // walks the tree sequentially and with task blocks, one version right
@@ -169,7 +195,13 @@ func BenchmarkTreeWalk20(b *testing.B) {
 // (the body walks the left subtree, a task runs the right one, blocks
 // above height 15); form=two-runs-cut10 is the example before issue 32
 // (both subtrees as tasks, blocks above height 10), whose worker walked
-// the right subtree first.
+// the right subtree first. The example now opens blocks above height 16
+// on one worker (16 subtrees a worker): form=left-cut16-1w. The rest
+// split the one-worker walk's cost into what is not fj's: seq-in-pool is
+// the sequential walk as one task of the one-worker pool (the call from
+// outside: two wake-ups), pieces-cut12 and pieces-alloc-cut12 the same
+// 256 pieces with no fj, without and with one allocation before each
+// (sumPiecesAlloc), beside left-cut12-1w, the task blocks that make them.
 func BenchmarkTreeWalk20Paired(b *testing.B) {
 	const depth = 20
 	tree := buildTree(depth)
@@ -199,6 +231,15 @@ func BenchmarkTreeWalk20Paired(b *testing.B) {
 		{"left-cut15-2w", blocks(p2, left), 0},
 		{"two-runs-cut10-1w", blocks(p1, twoRuns), 0},
 		{"two-runs-cut10-2w", blocks(p2, twoRuns), 0},
+		{"left-cut16-1w", blocks(p1, func(w *pool.Worker, n *treeNode) int { return sumBlockLeft(w, n, depth, 16) }), 0},
+		{"seq-in-pool-1w", func() int {
+			var got int
+			p1.Run(func(*pool.Worker) { got = sumSeq(tree) })
+			return got
+		}, 0},
+		{"pieces-cut12", func() int { return sumPiecesAlloc(tree, depth, 12, false) }, 0},
+		{"pieces-alloc-cut12", func() int { return sumPiecesAlloc(tree, depth, 12, true) }, 0},
+		{"left-cut12-1w", blocks(p1, func(w *pool.Worker, n *treeNode) int { return sumBlockLeft(w, n, depth, 12) }), 0},
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

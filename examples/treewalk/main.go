@@ -48,13 +48,18 @@ func sumSeq(n *node) int {
 // sum is the N4411 traversal. Below cut levels from the leaves it stops
 // opening blocks: a subtree that small is summed faster than a task starts.
 // Here a block costs more than its own tens of nanoseconds: the walk of
-// the subtree after it runs slower, about 2 µs more for subtrees of 255
-// nodes and 8 µs for 4,095 or more (measured on one worker inside one
-// task, so no wake-up counts; the cause is not known). On one worker the
+// the subtree after it runs slower, by up to about 8 µs. The time goes to
+// sumSeq's own loads, not to fj's code (a CPU profile puts under 2% of
+// it in fj), and plain Go pays the same with no fj at all: the walk is a
+// stream of dependent loads through memory laid out in visiting order,
+// and one small heap allocation between two subtrees slows the next one
+// as much, while the same allocations made before the walk cost nothing
+// (BenchmarkTreeWalk20Paired at the module's root, pieces-alloc-cut12). A
+// block touches its job and deque slot in the same way. On one worker the
 // walk with blocks above height 10 (1,023 of them) took 1.7 times the
 // sequential walk, above 12 (255) 1.3 times, above 14 (63) 1.07 times,
 // above 16 (15) 1.01 times. So by default the blocks stop where about 16
-// subtrees per worker are left (above height 15 on 2 workers).
+// subtrees per worker are left: above height 16 on one worker, 15 on two.
 //
 // The body walks the left subtree itself and runs only the right one as a
 // task (N4411 lets a body work; Cilk's spawn-one, call-one). With two
@@ -96,11 +101,15 @@ func main() {
 	runs := flag.Int("runs", 7, "timed walks per version; each time shown is their median")
 	flag.Parse()
 
-	if *cut < 0 {
-		// The largest pieces that still leave about 16 per worker, so
-		// that they balance: the fewer the blocks, the faster the walk
-		// (see sum).
-		*cut = max(0, *depth-4-bits.Len(uint(max(*workers, 1)-1)))
+	// cutFor is the cut-off for a pool of n workers: the largest pieces
+	// that still leave about 16 per worker, so that they balance; the
+	// fewer the blocks, the faster the walk (see sum). -cut sets one for
+	// every pool.
+	cutFor := func(n int) int {
+		if *cut >= 0 {
+			return *cut
+		}
+		return max(0, *depth-4-bits.Len(uint(max(n, 1)-1)))
 	}
 	tree := build(*depth)
 	want := sumSeq(tree)
@@ -139,8 +148,8 @@ func main() {
 	}
 	vs := []*version{
 		{name: "sequential", f: func() int { return sumSeq(tree) }},
-		{name: fmt.Sprintf("task blocks above height %d, 1 worker", *cut), f: blocks(p1, *cut)},
-		{name: fmt.Sprintf("task blocks above height %d, %d workers", *cut, p.Workers()), f: blocks(p, *cut)},
+		{name: fmt.Sprintf("task blocks above height %d, 1 worker", cutFor(1)), f: blocks(p1, cutFor(1))},
+		{name: fmt.Sprintf("task blocks above height %d, %d workers", cutFor(p.Workers()), p.Workers()), f: blocks(p, cutFor(p.Workers()))},
 	}
 	for range max(*runs, 1) {
 		for _, v := range vs {
