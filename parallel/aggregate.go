@@ -37,25 +37,34 @@ func extreme[S ~[]E, E cmp.Ordered](r pool.Runner, call string, s S, largest boo
 	if len(s) == 0 {
 		panic("parallel: " + call + " of an empty slice")
 	}
-	pick := func(a, b E) E {
+	w := enter(r)
+	if oneStep(w, uint64(len(s)), opts) {
+		return inOneStep(w, func(_ *pool.Worker, lo, hi int) E { return extremeOf(s[lo:hi], largest) }, 0, len(s))
+	}
+	return reduceSlice(r, w, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+		return extremeOf(s[lo:hi], largest)
+	}, func(a, b E) E {
 		if largest {
 			return max(a, b)
 		}
 		return min(a, b)
-	}
-	return reduceSlice(r, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
-		m := s[lo]
-		if largest {
-			for _, e := range s[lo+1 : hi] {
-				m = max(m, e)
-			}
-		} else {
-			for _, e := range s[lo+1 : hi] {
-				m = min(m, e)
-			}
+	}, opts)
+}
+
+// extremeOf is the built-in min (largest false) or max of the elements of
+// s, which is not empty.
+func extremeOf[E cmp.Ordered](s []E, largest bool) E {
+	m := s[0]
+	if largest {
+		for _, e := range s[1:] {
+			m = max(m, e)
 		}
-		return m
-	}, pick, opts)
+	} else {
+		for _, e := range s[1:] {
+			m = min(m, e)
+		}
+	}
+	return m
 }
 
 // MinFunc returns the minimal element of s by cmp, computed in parallel;
@@ -95,19 +104,32 @@ func extremeFunc[S ~[]E, E any](r pool.Runner, call string, s S, cmp func(a, b E
 	if len(s) == 0 {
 		panic("parallel: " + call + " of an empty slice")
 	}
-	pick := func(a, b E) E {
-		if c := cmp(b, a); c < 0 && !largest || c > 0 && largest {
-			return b
-		}
-		return a
+	w := enter(r)
+	if oneStep(w, uint64(len(s)), opts) {
+		return inOneStep(w, func(_ *pool.Worker, lo, hi int) E { return extremeFuncOf(s[lo:hi], cmp, largest) }, 0, len(s))
 	}
-	return reduceSlice(r, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
-		m := s[lo]
-		for _, e := range s[lo+1 : hi] {
-			m = pick(m, e)
-		}
-		return m
-	}, pick, opts)
+	return reduceSlice(r, w, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
+		return extremeFuncOf(s[lo:hi], cmp, largest)
+	}, func(a, b E) E { return pick(a, b, cmp, largest) }, opts)
+}
+
+// extremeFuncOf is the first extreme element of s, which is not empty, by
+// cmp (extremeFunc).
+func extremeFuncOf[E any](s []E, cmp func(a, b E) int, largest bool) E {
+	m := s[0]
+	for _, e := range s[1:] {
+		m = pick(m, e, cmp, largest)
+	}
+	return m
+}
+
+// pick is the extreme of a and b, a earlier, by cmp: b only if it is
+// strictly more extreme.
+func pick[E any](a, b E, cmp func(a, b E) int, largest bool) E {
+	if c := cmp(b, a); c < 0 && !largest || c > 0 && largest {
+		return b
+	}
+	return a
 }
 
 // Sum returns the sum of the elements of s, 0 if s is empty, computed in
@@ -122,13 +144,22 @@ func extremeFunc[S ~[]E, E any](r pool.Runner, call string, s S, cmp func(a, b E
 // sum of the elements it looked at, an unspecified part of s (0 if none):
 // check ctx.Err() or the flag afterwards.
 func Sum[S ~[]E, E constraints.Integer | constraints.Float | constraints.Complex](r pool.Runner, s S, opts ...Option) E {
-	return reduceSlice(r, "Sum", len(s), 0, func(_ *pool.Worker, lo, hi int) E {
-		var t E
-		for _, e := range s[lo:hi] {
-			t += e
-		}
-		return t
+	w := enter(r)
+	if oneStep(w, uint64(len(s)), opts) {
+		return inOneStep(w, func(_ *pool.Worker, lo, hi int) E { return sumOf(s[lo:hi]) }, 0, len(s))
+	}
+	return reduceSlice(r, w, "Sum", len(s), 0, func(_ *pool.Worker, lo, hi int) E {
+		return sumOf(s[lo:hi])
 	}, func(a, b E) E { return a + b }, opts)
+}
+
+// sumOf is the sequential sum of s.
+func sumOf[E constraints.Integer | constraints.Float | constraints.Complex](s []E) E {
+	var t E
+	for _, e := range s {
+		t += e
+	}
+	return t
 }
 
 // CountFunc returns the number of elements e of s for which f(e) is true,
@@ -141,23 +172,33 @@ func CountFunc[S ~[]E, E any](r pool.Runner, s S, f func(E) bool, opts ...Option
 	if f == nil {
 		panic("parallel: CountFunc with a nil function")
 	}
-	return reduceSlice(r, "CountFunc", len(s), 0, func(_ *pool.Worker, lo, hi int) int {
-		c := 0
-		for _, e := range s[lo:hi] {
-			if f(e) {
-				c++
-			}
-		}
-		return c
+	w := enter(r)
+	if oneStep(w, uint64(len(s)), opts) {
+		return inOneStep(w, func(_ *pool.Worker, lo, hi int) int { return countOf(s[lo:hi], f) }, 0, len(s))
+	}
+	return reduceSlice(r, w, "CountFunc", len(s), 0, func(_ *pool.Worker, lo, hi int) int {
+		return countOf(s[lo:hi], f)
 	}, func(a, b int) int { return a + b }, opts)
 }
 
-// reduceSlice is Reduce over [0, n) for the aggregates, with the call's
-// name in the panics about its options.
-func reduceSlice[T any](r pool.Runner, call string, n int, identity T,
+// countOf is the number of elements e of s for which f(e) is true.
+func countOf[E any](s []E, f func(E) bool) int {
+	c := 0
+	for _, e := range s {
+		if f(e) {
+			c++
+		}
+	}
+	return c
+}
+
+// reduceSlice is Reduce over [0, n) for the aggregates, entered on w
+// (what enter returned; the one-step case decided already), with the
+// call's name in the panics about its options.
+func reduceSlice[T any](r pool.Runner, w *pool.Worker, call string, n int, identity T,
 	chunk func(w *pool.Worker, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	l := loop[T, int]{chunk: chunk, combine: combine}
-	res, _ := runLoop(r, call, optsReduce, 0, n, &l, opts)
+	res, _ := runEntered(r, w, call, optsReduce, 0, n, &l, opts)
 	if !res.ok {
 		return identity
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
 )
@@ -207,4 +208,83 @@ func TestAggregateBadInput(t *testing.T) {
 	wantPanicMessage(t, "CountFunc nil runner", func() {
 		parallel.CountFunc(nil, s, func(int) bool { return true })
 	}, "nil pool.Runner")
+}
+
+// The aggregates and Reduce nested in a step of a loop that has steps
+// left run in one step (oneStep, split.go), and such a call allocates
+// nothing: the Sum of a row called once per row of a For, with no
+// closure escaping to the heap, costs what the plain loop costs (issue
+// 32, item 5: 4,008 allocations a For of 2,000 rows before, 2 a row).
+// On a pool of one worker every call is in that case; the count is the
+// whole For's, per row.
+func TestNestedAggregatesAllocateNothing(t *testing.T) {
+	if fjtest.RaceEnabled || sched.DebugChecks {
+		t.Skip("the race detector allocates, and so do debug builds' stand-ins (inOneStep's function escapes to them)")
+	}
+	rows := make([][]float64, 256)
+	for i := range rows {
+		rows[i] = make([]float64, 500)
+		for j := range rows[i] {
+			rows[i][j] = float64((i*31 + j*7) % 101)
+		}
+	}
+	out := make([]float64, len(rows))
+	positive := func(x float64) bool { return x > 0 }
+	byValue := func(a, b float64) int { return cmp.Compare(a, b) }
+	sumChunk := func(_ *pool.Worker, lo, hi int) float64 { return float64(hi - lo) } // captures nothing
+	add := func(a, b float64) float64 { return a + b }
+	calls := map[string]func(w *pool.Worker, row []float64) float64{
+		"Sum":       func(w *pool.Worker, row []float64) float64 { return parallel.Sum(w, row) },
+		"Min":       func(w *pool.Worker, row []float64) float64 { return parallel.Min(w, row) },
+		"Max":       func(w *pool.Worker, row []float64) float64 { return parallel.Max(w, row) },
+		"MinFunc":   func(w *pool.Worker, row []float64) float64 { return parallel.MinFunc(w, row, byValue) },
+		"MaxFunc":   func(w *pool.Worker, row []float64) float64 { return parallel.MaxFunc(w, row, byValue) },
+		"CountFunc": func(w *pool.Worker, row []float64) float64 { return float64(parallel.CountFunc(w, row, positive)) },
+		"Reduce": func(w *pool.Worker, row []float64) float64 {
+			return parallel.Reduce(w, 0, len(row), 0.0, sumChunk, add)
+		},
+	}
+	want := map[string]func(row []float64) float64{
+		"Sum": func(row []float64) float64 {
+			s := 0.0
+			for _, x := range row {
+				s += x
+			}
+			return s
+		},
+		"Min":     func(row []float64) float64 { return slices.Min(row) },
+		"Max":     func(row []float64) float64 { return slices.Max(row) },
+		"MinFunc": func(row []float64) float64 { return slices.Min(row) },
+		"MaxFunc": func(row []float64) float64 { return slices.Max(row) },
+		"CountFunc": func(row []float64) float64 {
+			return float64(len(row) - zeros(row))
+		},
+		"Reduce": func(row []float64) float64 { return float64(len(row)) },
+	}
+	p := noAsides(pool.New(pool.WithWorkers(1))) // a stand-in allocates
+	defer p.Close()
+	for name, call := range calls {
+		allocs := testing.AllocsPerRun(10, func() {
+			parallel.For(p, 0, len(rows), func(w *pool.Worker, r int) { out[r] = call(w, rows[r]) })
+		})
+		if per := allocs / float64(len(rows)); per > 0.1 {
+			t.Errorf("%s nested in a For on one worker: %.2f allocations a call (%.0f a For of %d rows), want none", name, per, allocs, len(rows))
+		}
+		for r, row := range rows {
+			if w := want[name](row); out[r] != w {
+				t.Fatalf("%s of row %d = %v, want %v", name, r, out[r], w)
+			}
+		}
+	}
+}
+
+// zeros counts the zeros of row (CountFunc's complement).
+func zeros(row []float64) int {
+	n := 0
+	for _, x := range row {
+		if x == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -302,6 +302,56 @@ func (l *loop[T, I]) share() *loop[T, I] {
 	return l.shared
 }
 
+// oneStep reports whether a call of the forms that hand their function a
+// piece (Reduce and the aggregates: Sum, Min, Max, MinFunc, MaxFunc,
+// CountFunc) over n elements, entered on w (nil: from outside) with opts,
+// runs in one step, one call of its function on the whole range, here
+// (an empty range too: the call then returns what its function makes of
+// none, which for every caller is its result for no elements).
+// It does when the loop is nested in a step of an enclosing loop that has
+// steps left or the pool has one worker (willNotSplit: steps and
+// ShouldSplit would never split it), and when n is at most minStep and w
+// should not split for an idle worker now (run would split it only
+// then). This is the one place that decides it, before any loop is made:
+// such a call then costs one call of its function and allocates nothing
+// (the Reduce or Sum of a row, called once per row of a For, where the
+// loop's setup would cost about a tenth of a 500-element row). A call
+// with options goes the long way, as they can stop it before its first
+// piece.
+func oneStep(w *pool.Worker, n uint64, opts []Option) bool {
+	return w != nil && len(opts) == 0 && sched.From[sched.Worker](w).RunsInOneStep(n, minStep)
+}
+
+// inOneStep runs chunk(w, lo, hi) on w, the caller's worker, as the one
+// step that oneStep decided: a panic in it is re-raised as a
+// *pool.PanicError, and in builds with debug checks it may run on a
+// stand-in worker (aside), as runFirst runs a loop. chunk does not escape
+// in plain builds, and this inlines: a caller's closure over its
+// arguments stays on its stack, and a Reduce of ten elements costs a
+// call of chunk and the check.
+func inOneStep[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I) (v T) {
+	sched.RunHere(func() {
+		if !aside(w, chunk, lo, hi, &v) {
+			v = chunk(w, lo, hi)
+		}
+	})
+	return v
+}
+
+// aside runs chunk(w, lo, hi) on a stand-in worker into *v and reports
+// true, in builds with debug checks when one is due (sched's aside.go);
+// otherwise it reports false, and plain builds compile it away.
+func aside[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I, v *T) bool {
+	if sched.DebugChecks && sched.AsideDue(w) {
+		r, ok := sched.RunAside(w, func(w *pool.Worker) T { return chunk(w, lo, hi) })
+		if ok {
+			*v = r
+		}
+		return ok
+	}
+	return false
+}
+
 // willNotSplit is Worker.WillNotSplit for w: a loop that starts on w now
 // runs its range in one step.
 func willNotSplit(w *pool.Worker) bool { return sched.From[sched.Worker](w).WillNotSplit() }

@@ -79,6 +79,17 @@ func (w *Worker) LoopStep(more bool) (outer uint8) {
 // one step. Only the goroutine holding w may call it.
 func (w *Worker) WillNotSplit() bool { return w.loopNest == nestedMore || len(w.pool.workers) == 1 }
 
+// RunsInOneStep reports whether a loop of n iterations starting on w now
+// would run its range in one step, a loop whose steps are at least short
+// long: it would when it never splits (WillNotSplit, written out so that
+// this inlines), and when n is at
+// most short and ShouldSplit says no before the step. The loop may then
+// skip its setup and run the range as one call. Only the goroutine
+// holding w may call it.
+func (w *Worker) RunsInOneStep(n, short uint64) bool {
+	return w.loopNest == nestedMore || len(w.pool.workers) == 1 || n <= short && !w.ShouldSplit(false)
+}
+
 // LoopMark returns w's loop mark, for LoopStepDone to restore when a
 // panic unwinds steps that did not. Only the goroutine holding w may call
 // it.
