@@ -309,10 +309,12 @@ func (l *loop[T, I]) share() *loop[T, I] {
 // (an empty range too: the call then returns what its function makes of
 // none, which for every caller is its result for no elements).
 // It does when the loop is nested in a step of an enclosing loop that has
-// steps left or the pool has one worker (willNotSplit: steps and
+// steps left or the pool has one worker (Worker.WillNotSplit: steps and
 // ShouldSplit would never split it), and when n is at most minStep and w
 // should not split for an idle worker now (run would split it only
-// then). This is the one place that decides it, before any loop is made:
+// then). Worker.RunsInOneStep is the one place that decides it (Reduce
+// writes this line out, for a cost a Reduce of ten elements notices), and
+// the callers ask before they make a loop or a closure that escapes:
 // such a call then costs one call of its function and allocates nothing
 // (the Reduce or Sum of a row, called once per row of a For, where the
 // loop's setup would cost about a tenth of a 500-element row). A call
@@ -350,16 +352,6 @@ func aside[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Work
 		return ok
 	}
 	return false
-}
-
-// willNotSplit is Worker.WillNotSplit for w: a loop that starts on w now
-// runs its range in one step.
-func willNotSplit(w *pool.Worker) bool { return sched.From[sched.Worker](w).WillNotSplit() }
-
-// shouldSplit reports whether a loop on w should split for an idle worker
-// (see sched.Worker.ShouldSplit).
-func shouldSplit(w *pool.Worker, more bool) bool {
-	return sched.From[sched.Worker](w).ShouldSplit(more)
 }
 
 // piece is a part [lo, hi) of a shared loop, for JoinArgs.

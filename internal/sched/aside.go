@@ -134,45 +134,6 @@ func (p *Pool) startAside(w *Worker, t *task) *remote {
 	return s
 }
 
-// asideHold is a stand-in's holder loop (X7), spareHold's for a stand-in:
-// its first task, then its own deque, until it has no task in progress
-// and nothing queued. It takes no work from anywhere else, and no worker
-// takes work from it (it is not counted stealable: steal, X2), so that
-// the perturbation changes no other worker's counters. Its parked tasks
-// resume on it (C4); a task it forked that another task waits for is in
-// its deque, which it runs before it exits.
-func (w *Worker) asideHold(c *carrier) {
-	if t := w.asSpare.first; t != nil {
-		w.asSpare.first = nil
-		w.runTask(c, t)
-	}
-	for {
-		if w.resumePending() { // C4
-			if !w.handBack(c) {
-				return
-			}
-			continue
-		}
-		free := w.inProgress.Load()&runningMask == 0
-		if t := w.dq.Pop(); t != nil {
-			if t.forker != w || t.oneShot {
-				w.dq.Forget(w.dq.Bottom(), t) // as local does (issue 33)
-			}
-			w.runTask(c, t)
-			continue
-		}
-		if free {
-			w.exitSpare(c)
-			return
-		}
-		// Tasks parked or in sections, nothing to run: wait for one to
-		// resume (C3 signals), asleep for the monitor (L3), as a spare.
-		w.sleepState.Store(asleep)
-		<-w.wake
-		w.sleepState.Store(awake)
-	}
-}
-
 // asideJoin is aside for a job that join took back (and counted executed):
 // Future.Join's.
 func (w *Worker) asideJoin(j *job) bool {

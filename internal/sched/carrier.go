@@ -109,11 +109,7 @@ func (c *carrier) run(holding bool) {
 			p.startCarrier(w.remote().newCarrier(), true)
 		}
 	}()
-	if w.asSpare != nil {
-		w.spareHold(c) // stall.md, X2
-	} else {
-		w.hold(c)
-	}
+	w.hold(c) // a spare's too (stall.md, X2)
 	done = true
 }
 

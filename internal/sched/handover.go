@@ -274,7 +274,7 @@ var handOverSafe = func() map[string]bool {
 	m := map[string]bool{
 		"internal/sched.(*carrier).run":      true,
 		"internal/sched.(*Worker).hold":      true,
-		"internal/sched.(*Worker).spareHold": true,
+		"internal/sched.(*Worker).spareStep": true,
 		"internal/sched.(*Worker).runTask":   true,
 		"internal/sched.(*Worker).execute":   true,
 		"internal/sched.(*Worker).Guard":     true,

@@ -133,7 +133,7 @@ func TestHandOverFrames(t *testing.T) {
 	// fj's own waits: no frame of the program at all.
 	for _, st := range []string{
 		"goroutine 9 [chan receive]:\nruntime.gopark(0x0)\n\t/go/src/runtime/proc.go:1\nruntime.chanrecv1(0x0)\n\t/go/src/runtime/chan.go:1\n" +
-			"github.com/forkjoin/fj/internal/sched.(*Worker).spareHold(0x0)\n\t/fj/internal/sched/stall.go:1\n" +
+			"github.com/forkjoin/fj/internal/sched.(*Worker).spareStep(0x0)\n\t/fj/internal/sched/spares.go:1\n" +
 			"github.com/forkjoin/fj/internal/sched.(*carrier).run(0x0)\n\t/fj/internal/sched/carrier.go:1\n",
 		"goroutine 9 [sync.Mutex.Lock]:\nsync.(*Mutex).Lock(0x0)\n\t/go/src/sync/mutex.go:1\n" +
 			"github.com/forkjoin/fj/internal/sched.(*Worker).resume(0x0)\n\t/fj/internal/sched/carrier.go:1\n",

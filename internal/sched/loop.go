@@ -36,8 +36,21 @@ const (
 )
 
 // hold runs w's main loop on c, which holds w, until c gives w away for
-// good or the pool has shut down.
+// good, the pool has shut down, or w, a spare, has retired. It is the one
+// holder loop for every kind of slot (issue 33): a pool's worker, a spare
+// (stall.md, X2-X5) and a debug build's stand-in (X7) go through the same
+// states, and differ only in running, after the check for a resumable
+// task: a worker runs its own deque's next task or goes to searching; a
+// spare takes a turn of spareStep, which runs the next task it may take,
+// retires (exiting) or waits for a parked task of its own; and a spare
+// that exits frees its slot (X5).
 func (w *Worker) hold(c *carrier) {
+	if s := w.asSpare; s != nil && s.first != nil {
+		// A stand-in's first task (X7), handed to it with the slot.
+		t := s.first
+		s.first = nil
+		w.runTask(c, t)
+	}
 	st := running
 	for {
 		switch st {
@@ -45,6 +58,10 @@ func (w *Worker) hold(c *carrier) {
 			// The safe point between tasks.
 			if w.resumePending() {
 				st = handingOff
+				continue
+			}
+			if w.asSpare != nil {
+				st = w.spareStep(c)
 				continue
 			}
 			if t := w.local(); t != nil {
@@ -66,6 +83,9 @@ func (w *Worker) hold(c *carrier) {
 			w.unregister(c)
 			w.flushCounters()
 			w.dismissIdleCarriers()
+			if w.asSpare != nil {
+				w.spareExited() // X5
+			}
 			return
 		}
 	}

@@ -118,51 +118,46 @@ func (p *Pool) newSpare(k int) *remote {
 	return s
 }
 
-// spareHold is a spare's holder loop (X2, X4, X5), the counterpart of a
-// worker's hold: c holds w, a spare.
-func (w *Worker) spareHold(c *carrier) {
-	if debugChecks && w.asSpare.aside {
-		w.asideHold(c) // X7
-		return
+// spareStep is one turn of a spare's holder (X2, X4, X5) or a
+// stand-in's (X7) in hold's running state, with nothing resumable: it
+// runs the next task the spare may take and returns running; with none,
+// it returns exiting when nothing of the spare's is in progress (X4, X5:
+// out of work, or retiring with its queue handed back), or waits for a
+// parked task of its to resume, or for the monitor to say work is queued,
+// and returns running. A stand-in takes work from its own deque only,
+// and neither retires nor hands its queue back: it exits once it has
+// nothing in progress and nothing queued.
+func (w *Worker) spareStep(c *carrier) holderState {
+	aside := debugChecks && w.asSpare.aside
+	free := w.inProgress.Load()&runningMask == 0
+	if !aside && free && (w.asSpare.retire.Load() || w.principalRuns()) {
+		w.spillSpare() // X4: its queued tasks to the injector, not run first
+		if w.dq.Count() == 0 {
+			return exiting
+		}
 	}
-	for {
-		if w.resumePending() { // C4
-			if !w.handBack(c) {
-				return
-			}
-			continue
-		}
-		free := w.inProgress.Load()&runningMask == 0
-		if free && (w.asSpare.retire.Load() || w.principalRuns()) {
-			w.spillSpare() // X4: its queued tasks to the injector, not run first
-			if w.dq.Count() == 0 {
-				w.exitSpare(c)
-				return
-			}
-		}
-		idle := free && w.dq.Count() == 0
-		if t := w.spareFind(); t != nil {
-			w.runTask(c, t)
-			continue
-		}
-		if idle {
-			w.exitSpare(c) // X4: out of work
-			return
-		}
-		// X4: tasks in progress (parked, or in sections) and nothing to
-		// run: wait for one to resume (C3 sends a token) or for the
-		// monitor to say work is queued. A token sent since the checks
-		// above is in the channel already. The sleep state tells the
-		// monitor that this wait is fj's, not a task's (L3): stored
-		// before the wait and after it, sequentially consistent, and
-		// loaded by the monitor after the status word, so that a look
-		// that finds the goroutine waiting and the state awake has at
-		// worst caught the spare waking up, which the second look of L4
-		// does not repeat.
-		w.sleepState.Store(asleep)
-		<-w.wake
-		w.sleepState.Store(awake)
+	idle := free && w.dq.Count() == 0
+	if t := w.spareFind(aside); t != nil {
+		w.runTask(c, t)
+		return running
 	}
+	if idle || aside && free {
+		return exiting // X4: out of work
+	}
+	// X4: tasks in progress (parked, or in sections) and nothing to
+	// run: wait for one to resume (C3 sends a token) or for the
+	// monitor to say work is queued. A token sent since the checks
+	// above is in the channel already. The sleep state tells the
+	// monitor that this wait is fj's, not a task's (L3): stored
+	// before the wait and after it, sequentially consistent, and
+	// loaded by the monitor after the status word, so that a look
+	// that finds the goroutine waiting and the state awake has at
+	// worst caught the spare waking up, which the second look of L4
+	// does not repeat.
+	w.sleepState.Store(asleep)
+	<-w.wake
+	w.sleepState.Store(awake)
+	return running
 }
 
 // principalRuns is X4's own look of a spare between tasks: whether the
@@ -219,19 +214,26 @@ func (w *Worker) spillSpare() {
 
 // spareFind is X2's order: the spare's own deque (and, periodically, the
 // injector first), then the injector and the workers' deques, then the
-// other spares'.
-func (w *Worker) spareFind() *task {
+// other spares'. A stand-in (aside) takes from its own deque only (X7),
+// and lets go of the slot of a task it does not own, as local does
+// (issue 33).
+func (w *Worker) spareFind(aside bool) *task {
+	if aside {
+		t := w.dq.Pop()
+		if t != nil && (t.forker != w || t.oneShot) {
+			w.dq.Forget(w.dq.Bottom(), t)
+		}
+		return t
+	}
 	if t := w.local(); t != nil {
 		return t
 	}
 	return w.findWork()
 }
 
-// exitSpare is X5.
-func (w *Worker) exitSpare(c *carrier) {
-	w.unregister(c)
-	w.flushCounters()
-	w.dismissIdleCarriers()
+// spareExited is X5, after hold's exit of a spare: the slot is free
+// again.
+func (w *Worker) spareExited() {
 	if !w.asSpare.aside {
 		w.pool.stall.stealable.Add(-1)
 	}
