@@ -34,8 +34,10 @@
 // meanwhile: Cilk's spawn, spawn, compute, sync keeps both workers busy
 // even when a thief took the first spawn and the forker is in a long
 // computation. The thief pays for it (a process-wide memory barrier,
-// Linux's membarrier, about 2-3 µs); the forker's fork and join pay
-// nothing (WorkerStats.PrivateSteals counts these steals). Where that
+// Linux's membarrier: about 2-3 µs, and up to tens of microseconds, for
+// the thief and for the interrupted worker alike, in a virtual machine
+// whose host takes the interrupt it sends); the forker's fork and join
+// pay nothing (WorkerStats.PrivateSteals counts these steals). Where that
 // barrier does not exist (systems other than Linux, architectures other
 // than amd64, kernels that refuse it), a private fork waits for its
 // forker's next fork, join, loop step or task boundary once a thief took

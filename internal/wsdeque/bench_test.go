@@ -1,6 +1,9 @@
 package wsdeque
 
-import "testing"
+import (
+	"sync/atomic"
+	"testing"
+)
 
 // The owner's fast path, one push and one pop of the same item, as a fork
 // that nobody steals does it. The benchmarks differ only in what
@@ -85,5 +88,49 @@ func BenchmarkPushPopPublishedLast(b *testing.B) {
 		if d.Pop() != x {
 			b.Fatal("Pop did not return the item just pushed")
 		}
+	}
+}
+
+// BenchmarkHeavyBarrier is H1's cost for the thief that pays it, with the
+// process's other threads idle and with one of them running (spinning on
+// another CPU), as a victim worker runs when a thief steals its private
+// fork. The barrier interrupts every CPU that runs a thread of the
+// process; where that interrupt leaves a virtual machine for its host it
+// costs more, and varies with the host's load: on the 2-vCPU development
+// VM 1-3 µs idle, 1-10 µs busy on most runs and 68 µs on one afternoon,
+// and the interrupted thread lost about 35 µs a barrier in a count of
+// its loop's iterations. Skipped where the barrier does not exist.
+func BenchmarkHeavyBarrier(b *testing.B) {
+	if !PrivateSteals() {
+		b.Skip("no heavy barrier on this platform")
+	}
+	for _, busy := range []bool{false, true} {
+		name := "other=idle"
+		if busy {
+			name = "other=busy"
+		}
+		b.Run(name, func(b *testing.B) {
+			var stop atomic.Bool
+			spinning := make(chan struct{})
+			done := make(chan struct{})
+			if busy {
+				go func() {
+					defer close(done)
+					close(spinning)
+					for !stop.Load() {
+					}
+				}()
+				<-spinning
+			} else {
+				close(done)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				Barrier()
+			}
+			b.StopTimer()
+			stop.Store(true)
+			<-done
+		})
 	}
 }
