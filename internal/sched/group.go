@@ -341,15 +341,26 @@ type groupTask struct {
 // (J4). It reports false, forking nothing, if g has ended (G2); a canceled
 // group forks nothing and reports true.
 func Go[W any](g *Group, w *Worker, f func(*W), fe func(*W) error) bool {
-	if g.Canceled() {
-		return true
-	}
-	if !g.add() {
-		return false
+	if fork, ok := g.admit(); !fork {
+		return ok
 	}
 	// See groupTask: the same function values, typed for *Worker.
 	Fork(g, w, f, fe, false)
 	return true
+}
+
+// admit is Go's and GoOutside's decision: fork says whether to fork a
+// task, which admit has counted (add); when not, ok is what the caller
+// reports: true for a canceled group (nothing to run), false for one
+// that has ended (G2).
+func (g *Group) admit() (fork, ok bool) {
+	if g.Canceled() {
+		return false, true
+	}
+	if !g.add() {
+		return false, false
+	}
+	return true, true
 }
 
 // Fork forks a task of g that Add counted onto w, the worker the caller
@@ -372,11 +383,8 @@ func Fork[W any](g *Group, w *Worker, f func(*W), fe func(*W) error, local bool)
 // closes, as a fork of that task would be, and a worker runs it (at the
 // latest the opener's, when its Wait parks).
 func GoOutside[W any](g *Group, p *Pool, f func(*W)) bool {
-	if g.Canceled() {
-		return true
-	}
-	if !g.add() {
-		return false
+	if fork, ok := g.admit(); !fork {
+		return ok
 	}
 	t := &groupTask{g: g, f: *(*func(*Worker))(unsafe.Pointer(&f))} // see groupTask; not local (G7)
 	t.bind(t)

@@ -62,27 +62,17 @@ func (in *injector) pushBatch(i uint32, ts []*task) {
 }
 
 // pop takes the oldest task of the first non-empty bucket, starting at
-// bucket start, or returns nil if all buckets looked empty.
+// bucket start, or returns nil if all buckets looked empty: popBatch of
+// one.
 func (in *injector) pop(start uint32) *task {
-	for i := range in.buckets {
-		b := &in.buckets[(start+uint32(i))&in.mask]
-		if b.n.Load() == 0 {
-			continue
-		}
-		b.mu.Lock()
-		t := b.q.pop()
-		if t != nil {
-			b.n.Add(-1)
-		}
-		b.mu.Unlock()
-		if t != nil {
-			return t
-		}
+	var one [1]*task
+	if in.popBatch(start, one[:]) == 0 {
+		return nil
 	}
-	return nil
+	return one[0]
 }
 
-// popBatch is pop for a worker with room in its deque: it takes the
+// popBatch takes, for a worker with room in its deque, the
 // oldest task of the first non-empty bucket into dst[0] and, under the
 // same lock, up to len(dst)-1 more, at most half of what the bucket holds
 // after the first, stopping at a spilled task (those must not go to

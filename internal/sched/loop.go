@@ -120,11 +120,16 @@ func (w *Worker) local() *task {
 	if w.dq.Private() > 1 && w.publishDue() { // E2; a single one is popped now anyway
 		w.publish()
 	}
+	return w.popOwn()
+}
+
+// popOwn pops the newest task of w's deque for its holder to run, or nil.
+// A task that is not one of w's recycled jobs (another worker's task,
+// moved here by a batch, or a future) leaves its slot: the slot must not
+// keep it, nor what it carries, once it has run (issue 33).
+func (w *Worker) popOwn() *task {
 	t := w.dq.Pop()
 	if t != nil && (t.forker != w || t.oneShot) {
-		// Not one of w's recycled jobs (another worker's task, moved
-		// here by a batch, or a future): its slot must not keep it, nor
-		// what it carries, once it has run (issue 33).
 		w.dq.Forget(w.dq.Bottom(), t)
 	}
 	return t

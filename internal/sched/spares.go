@@ -214,16 +214,10 @@ func (w *Worker) spillSpare() {
 
 // spareFind is X2's order: the spare's own deque (and, periodically, the
 // injector first), then the injector and the workers' deques, then the
-// other spares'. A stand-in (aside) takes from its own deque only (X7),
-// and lets go of the slot of a task it does not own, as local does
-// (issue 33).
+// other spares'. A stand-in (aside) takes from its own deque only (X7).
 func (w *Worker) spareFind(aside bool) *task {
 	if aside {
-		t := w.dq.Pop()
-		if t != nil && (t.forker != w || t.oneShot) {
-			w.dq.Forget(w.dq.Bottom(), t)
-		}
-		return t
+		return w.popOwn()
 	}
 	if t := w.local(); t != nil {
 		return t

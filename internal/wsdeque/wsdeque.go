@@ -88,6 +88,22 @@ func (d *Deque[T]) Init(capacity int) {
 // Cap returns the number of items the deque can hold.
 func (d *Deque[T]) Cap() int { return len(d.slots) }
 
+// room is D1: whether the slot of index b, the next push's, is free.
+// topCache, and even a fresh load of top, may be stale (smaller than the
+// real top), which only makes the deque look fuller than it is: slot
+// b&mask last held index b-Cap(), and b-Cap() < top means a thief has
+// already claimed that index. Most pushes find room against the cached
+// value and never touch the thieves' line. Owner only.
+func (d *Deque[T]) room(b int64) bool {
+	if b-d.topCache >= int64(len(d.slots)) {
+		d.topCache = d.top.Load()
+		if b-d.topCache >= int64(len(d.slots)) {
+			return false
+		}
+	}
+	return true
+}
+
 // Push adds x at the bottom, as a private item: thieves cannot see it
 // until the owner publishes it (D2). It reports false, leaving the deque
 // unchanged, when the deque holds Cap() items; while thieves are stealing
@@ -99,17 +115,8 @@ func (d *Deque[T]) Push(x *T) bool {
 		panic("deque: Push of a nil item")
 	}
 	b := d.bottom
-	// D1: room. topCache, and even a fresh load of top, may be stale
-	// (smaller than the real top), which only makes the deque look
-	// fuller than it is: slot b&mask last held index b-Cap(), and
-	// b-Cap() < top means a thief has already claimed that index. Most
-	// pushes find room against the cached value and never touch the
-	// thieves' line.
-	if b-d.topCache >= int64(len(d.slots)) {
-		d.topCache = d.top.Load()
-		if b-d.topCache >= int64(len(d.slots)) {
-			return false
-		}
+	if !d.room(b) {
+		return false
 	}
 	// D2: the slot, then the private bottom. The slot store is atomic
 	// because a thief with a stale top may read this slot at the same
@@ -214,11 +221,8 @@ func (d *Deque[T]) addMoved(x *T) {
 // claimed by D5a's CAS, which moves the indices past its slot). Owner only.
 func (d *Deque[T]) SetReusable(x *T) bool {
 	b := d.bottom
-	if b-d.topCache >= int64(len(d.slots)) {
-		d.topCache = d.top.Load() // as in Push (D1)
-		if b-d.topCache >= int64(len(d.slots)) {
-			return false
-		}
+	if !d.room(b) {
+		return false
 	}
 	// Atomic, as in Push: a thief with a stale top may read this slot
 	// for its old index, and then fails its CAS (D1).
@@ -494,8 +498,11 @@ func (d *Deque[T]) TakeOldest(dst []*T) int {
 // to know; the deque only remembers the pointer.
 func (d *Deque[T]) Reusable() *T {
 	b := d.bottom
+	// room's D1 check, written out: a call of room here would take
+	// Reusable, and the fork path that inlines it, over the inliner's
+	// budget.
 	if b-d.topCache >= int64(len(d.slots)) {
-		d.topCache = d.top.Load() // as in Push (D1)
+		d.topCache = d.top.Load()
 		if b-d.topCache >= int64(len(d.slots)) {
 			return nil
 		}
