@@ -62,13 +62,19 @@ func WithContext(parent context.Context) (Option, context.Context) {
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	b := &bodyContext{cancel: cancel}
+	return contextOption(parent, b), ctx
+}
+
+// contextOption is the Option of Context (body nil) and WithContext: it
+// sets the call's context, once.
+func contextOption(ctx context.Context, body *bodyContext) Option {
 	return func(c *config) {
 		if c.ctx != nil {
 			panic("parallel: two Context or WithContext options in one call")
 		}
 		c.given |= optContext
-		c.ctx, c.body = parent, b
-	}, ctx
+		c.ctx, c.body = ctx, body
+	}
 }
 
 // bodyContext is the state of a WithContext option: the cancel function of

@@ -137,13 +137,7 @@ func Context(ctx context.Context) Option {
 	if ctx == nil {
 		panic("parallel: Context(nil); use context.Background() for no context")
 	}
-	return func(c *config) {
-		if c.ctx != nil {
-			panic("parallel: two Context or WithContext options in one call")
-		}
-		c.given |= optContext
-		c.ctx = ctx
-	}
+	return contextOption(ctx, nil)
 }
 
 // Stop makes f the call's stop flag: f.Stopped() reports, with a single

@@ -54,11 +54,7 @@ func Reduce[T any, I constraints.Integer](r pool.Runner, lo, hi I, identity T,
 		// oneStep and inOneStep, written out: neither inlines, and a call
 		// of either costs a Reduce of ten elements a tenth of its time.
 		var v T
-		sched.RunHere(func() {
-			if !aside(w, chunk, lo, hi, &v) {
-				v = chunk(w, lo, hi)
-			}
-		})
+		sched.RunHere(func() { oneChunk(w, chunk, lo, hi, &v) })
 		return v
 	}
 	l := loop[T, I]{chunk: chunk, combine: combine}

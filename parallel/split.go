@@ -332,26 +332,21 @@ func oneStep(w *pool.Worker, n uint64, opts []Option) bool {
 // arguments stays on its stack, and a Reduce of ten elements costs a
 // call of chunk and the check.
 func inOneStep[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I) (v T) {
-	sched.RunHere(func() {
-		if !aside(w, chunk, lo, hi, &v) {
-			v = chunk(w, lo, hi)
-		}
-	})
+	sched.RunHere(func() { oneChunk(w, chunk, lo, hi, &v) })
 	return v
 }
 
-// aside runs chunk(w, lo, hi) on a stand-in worker into *v and reports
-// true, in builds with debug checks when one is due (sched's aside.go);
-// otherwise it reports false, and plain builds compile it away.
-func aside[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I, v *T) bool {
+// oneChunk stores chunk(w, lo, hi) in *v: in builds with debug checks, on
+// a stand-in worker when one is due (sched's aside.go), as runFirst runs
+// a loop; plain builds compile that away, and this inlines.
+func oneChunk[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I, v *T) {
 	if sched.DebugChecks && sched.AsideDue(w) {
-		r, ok := sched.RunAside(w, func(w *pool.Worker) T { return chunk(w, lo, hi) })
-		if ok {
+		if r, ok := sched.RunAside(w, func(w *pool.Worker) T { return chunk(w, lo, hi) }); ok {
 			*v = r
+			return
 		}
-		return ok
 	}
-	return false
+	*v = chunk(w, lo, hi)
 }
 
 // piece is a part [lo, hi) of a shared loop, for JoinArgs.
@@ -537,19 +532,8 @@ func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, le
 		// looks at it (a look per iteration would cost a trivial body a
 		// fifth of its time).
 		body := l.bodyErr
-		i, end := at(l.lo, lo), at(l.lo, hi)
-		if l.ctl != nil && l.ctl.flag.f.Load() {
-			l.ctl.skip()
-			return p, hi, leafStop
-		}
-		if err := body(w, i); err != nil {
-			l.fail(err)
-			return p, hi, leafStop
-		}
-		if sw.Sections() != entered {
-			return p, lo + 1, leafBlocked
-		}
-		for i++; i != end; i++ {
+		start, end := at(l.lo, lo), at(l.lo, hi)
+		for i := start; i != end; i++ {
 			if l.ctl != nil && l.ctl.flag.f.Load() {
 				l.ctl.skip()
 				return p, hi, leafStop
@@ -557,6 +541,9 @@ func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, le
 			if err := body(w, i); err != nil {
 				l.fail(err)
 				return p, hi, leafStop
+			}
+			if i == start && sw.Sections() != entered {
+				return p, lo + 1, leafBlocked
 			}
 		}
 		return p, hi, leafDone
