@@ -130,23 +130,33 @@ func (w *Worker) popInjector() *task {
 	if k == 0 {
 		return nil
 	}
-	w.counts[countInjectorPops] += uint64(k)
-	t := w.pull[0]
+	t, back := w.keepBatch(k)
+	w.counts[countInjectorPops] += uint64(k - back)
+	return t
+}
+
+// keepBatch takes the batch of k tasks that w just took into w.pull (from
+// the injector, or from a victim's deque): it returns the first, to run
+// now, and pushes the others onto w's own deque, published, where w runs
+// them next and other thieves can take them, and tells sleepers (P1 was
+// the pushes; this is P2). A task the deque has no room for goes back to
+// the injector rather than be lost (not expected: the caller checked the
+// room, and only thieves touch the deque meanwhile, which make more);
+// back counts those. Only w's holder calls it.
+func (w *Worker) keepBatch(k int) (t *task, back int) {
+	t = w.pull[0]
 	if k > 1 {
 		for _, x := range w.pull[1:k] {
 			if !w.dq.Push(x) {
-				// Not expected (only thieves touch the deque, and
-				// they make room): give it back rather than lose it.
-				w.counts[countInjectorPops]--
+				back++
 				w.pool.inj.push(uint32(w.id), x)
 			}
 		}
 		w.dq.Publish()
-		// P1 was the pushes: publish them to sleepers (P2).
 		w.pool.notify(w)
 	}
 	clear(w.pull[:k])
-	return t
+	return t, back
 }
 
 // steal tries every other worker's deque once, the last victim that paid
@@ -221,15 +231,7 @@ func (w *Worker) stealFrom(v *remote) *task {
 	w.counts[countSteals] += uint64(k)
 	w.counts[countStealOps]++
 	w.stealExec, w.stealLeaves = w.counts[countExecuted], uint64(k)
-	t := w.pull[0]
-	if k > 1 {
-		for _, x := range w.pull[1:k] {
-			w.dq.Push(x) // room was checked; only thieves touch the deque meanwhile, and they make more
-		}
-		w.dq.Publish()
-		w.pool.notify(w) // P2: the batch is new work for sleepers
-	}
-	clear(w.pull[:k])
+	t, _ := w.keepBatch(k) // room was checked: none goes back
 	return t
 }
 
