@@ -32,10 +32,4 @@ func (d *Stealer[T]) PeekBottom() int64 { return d.bottom }
 // shares.
 //
 //go:norace
-func (d *Stealer[T]) Peek() int {
-	n := d.bottom - d.top.Load()
-	if n < 0 {
-		return 0
-	}
-	return int(n)
-}
+func (d *Stealer[T]) Peek() int { return span(d.top.Load(), d.bottom) }

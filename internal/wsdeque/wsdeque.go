@@ -311,13 +311,11 @@ func (d *Deque[T]) Exposed() bool {
 
 // Count returns the number of items, published and private, as the owner
 // sees them: exact but for thieves' steals in progress. Owner only.
-func (d *Deque[T]) Count() int {
-	n := d.bottom - d.top.Load()
-	if n < 0 {
-		return 0
-	}
-	return int(n)
-}
+func (d *Deque[T]) Count() int { return span(d.top.Load(), d.bottom) }
+
+// span is the number of indices in [t, b), 0 if b <= t: the items
+// between a top and a bottom.
+func span(t, b int64) int { return int(max(b-t, 0)) }
 
 // Publish makes every private item stealable, with one store (D4). Owner
 // only. It is a no-op when no item is private.
