@@ -84,7 +84,12 @@
 // a task queued behind it on its own worker runs. It runs, as far as the
 // pool can tell, and if what it polls for waits behind it, the program
 // hangs; see forkjoin's package documentation on forks waited for without
-// a join. A parked task that is ready to resume needs its own worker: if
+// a join. That includes work the spinning task did not queue: two calls
+// submitted from outside, one spinning until the other ends, can hang
+// when the other parked a join on the worker that then started the
+// spinner (its stolen half done, the join resumes only on its own
+// worker). Wait for another task's result with a join, a channel or a
+// sync primitive, which the stall watch sees. A parked task that is ready to resume needs its own worker: if
 // that worker's task is blocked, the pool hands the worker to the parked
 // task meanwhile (a task holding a sync.Mutex across a join, whose
 // younger fork, run on its worker while it waited, locks it), and the
