@@ -53,23 +53,13 @@ import (
 // or the flag afterwards. A call whose context is done, or whose flag is
 // set, leaves s as it was.
 func Sort[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) {
-	w := enter(r)
-	ctl := sortControl("Sort", opts)
-	if ctl != nil {
-		defer ctl.finish()
-	}
 	n := len(s)
-	if n < 2 || ctl.stoppedNow() {
-		return
+	if w, ctl, big := sortStart(r, "Sort", opts, n, sortCutoff, func() { slices.Sort(s) }); big {
+		runSort(r, w, ctl, func(w *pool.Worker) {
+			q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
+			q.sort(w, 0, n, bits.Len(uint(n)), true, true)
+		})
 	}
-	if n <= sortCutoff {
-		inline(ctl, func() { slices.Sort(s) })
-		return
-	}
-	run(r, w, ctl, func(w *pool.Worker) {
-		q := &quickOrdered[E]{data: s, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
-		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
-	})
 }
 
 // SortFunc sorts s in ascending order as determined by cmp, in parallel,
@@ -109,23 +99,13 @@ func SortFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opts ...O
 	if cmp == nil {
 		panic("parallel: SortFunc with a nil cmp function")
 	}
-	w := enter(r)
-	ctl := sortControl("SortFunc", opts)
-	if ctl != nil {
-		defer ctl.finish()
-	}
 	n := len(s)
-	if n < 2 || ctl.stoppedNow() {
-		return
+	if w, ctl, big := sortStart(r, "SortFunc", opts, n, funcCutoff, func() { slices.SortFunc(s, cmp) }); big {
+		runSort(r, w, ctl, func(w *pool.Worker) {
+			q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
+			q.sort(w, 0, n, bits.Len(uint(n)), true, true)
+		})
 	}
-	if n <= funcCutoff {
-		inline(ctl, func() { slices.SortFunc(s, cmp) })
-		return
-	}
-	run(r, w, ctl, func(w *pool.Worker) {
-		q := &quickFunc[E]{data: s, cmp: cmp, spread: spreadFor(n, w.Pool().Workers()), ctl: ctl}
-		q.sort(w, 0, n, bits.Len(uint(n)), true, true)
-	})
 }
 
 const (
@@ -141,6 +121,38 @@ const (
 	// slices.SortFunc's.
 	funcCutoff = 1 << 13
 )
+
+// sortStart is the start the sorts share: it enters r and makes the
+// call's control from opts (Context and Stop; nil with neither). A slice
+// of n < 2 elements, or a call whose control is stopping already, is
+// done; one of at most cutoff elements is sorted by small, on the calling
+// goroutine (inline). Either way sortStart has finished the control and
+// reports big false. Otherwise the caller sorts the slice with runSort,
+// which finishes it.
+func sortStart(r pool.Runner, call string, opts []Option, n, cutoff int, small func()) (w *pool.Worker, ctl *control, big bool) {
+	w = enter(r)
+	ctl = sortControl(call, opts)
+	done := n < 2 || ctl.stoppedNow()
+	if !done && n > cutoff {
+		return w, ctl, true
+	}
+	if ctl != nil {
+		defer ctl.finish()
+	}
+	if !done {
+		inline(ctl, small)
+	}
+	return w, ctl, false
+}
+
+// runSort runs f, a sort that sortStart left to its caller, on w or on a
+// worker of r (run), and then finishes its control.
+func runSort(r pool.Runner, w *pool.Worker, ctl *control, f func(w *pool.Worker)) {
+	if ctl != nil {
+		defer ctl.finish()
+	}
+	run(r, w, ctl, f)
+}
 
 // sortControl returns the control of a sort given opts, or nil if it has
 // none (the sorts take Context and Stop only).

@@ -55,17 +55,9 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opt
 	if cmp == nil {
 		panic("parallel: SortStableFunc with a nil cmp function")
 	}
-	w := enter(r)
-	ctl := sortControl("SortStableFunc", opts)
-	if ctl != nil {
-		defer ctl.finish()
-	}
 	n := len(s)
-	if n < 2 || ctl.stoppedNow() {
-		return
-	}
-	if n <= stableCutoff {
-		inline(ctl, func() { slices.SortStableFunc(s, cmp) })
+	w, ctl, big := sortStart(r, "SortStableFunc", opts, n, stableCutoff, func() { slices.SortStableFunc(s, cmp) })
+	if !big {
 		return
 	}
 	// The depth of the merge tree: even, so that the leaves, which sort in
@@ -74,7 +66,7 @@ func SortStableFunc[S ~[]E, E any](r pool.Runner, s S, cmp func(a, b E) int, opt
 	for n>>depth > stableLeaf {
 		depth += 2
 	}
-	run(r, w, ctl, func(w *pool.Worker) {
+	runSort(r, w, ctl, func(w *pool.Worker) {
 		// Sorted input needs no buffer, and strictly descending input
 		// only a reversal (no two elements are equal, so that is
 		// stable). On other input these scans stop at once.
