@@ -872,3 +872,47 @@ func TestStallPrivateForkOneWorker(t *testing.T) {
 		t.Errorf("the task returned %d", n)
 	}
 }
+
+// A thief that takes the one published fork of a worker leaves the
+// worker's younger forks private and exposes nothing: they stay private
+// while nobody searches, and if the thief's task and the worker's then
+// both block without a section, only the monitor can see them, and
+// spares must run them (stall.md, W2-W4). The shape: T0 forks X1-X3 on
+// an idle pool (X1 published, waking the other worker; X2 and X3 private
+// behind it), waits until the other worker has taken X1, and blocks
+// until all three have arrived, which only a spare running X2 and X3 lets
+// happen. Written while looking for the cause of one hang of
+// TestStallChainOfSpares under the race detector (both workers blocked
+// with tasks queued and no monitor running); this shape does not hang.
+func TestStallAfterStealLeavesPrivateForks(t *testing.T) {
+	if !sched.StallLookExact() {
+		t.Skip("the fallback look (FJ_GOID=stack, or no layout found) sees only whole-pool stalls")
+	}
+	fjtest.Deadline(t, 60*time.Second)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for round := 0; round < 20; round++ {
+		var r reports
+		p := stallPool(2, &r)
+		var arrived atomic.Int32
+		all := make(chan struct{})
+		x := func(*pool.Worker) int {
+			if arrived.Add(1) == 3 {
+				close(all)
+			}
+			<-all // without a section
+			return 0
+		}
+		p.Run(func(w *pool.Worker) {
+			x1 := forkjoin.Spawn(w, x)
+			x2 := forkjoin.Spawn(w, x)
+			x3 := forkjoin.Spawn(w, x)
+			for arrived.Load() == 0 { // the other worker took X1
+			}
+			<-all // block without a section, X2 and X3 private here
+			x3.Join(w)
+			x2.Join(w)
+			x1.Join(w)
+		})
+		p.Close()
+	}
+}
