@@ -240,8 +240,9 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 func (b *Block) Wait() {
 	b.checkLive("Wait")
 	s := b.s
-	if sw := sched.From[sched.Worker](s.w); sched.Goid() == s.bodyG && !sw.Held() {
-		// The body's goroutine, not holding the body's worker: the body
+	if sw := sched.From[sched.Worker](s.w); sched.Goid() == s.bodyG && !sw.HeldOrReclaimed() {
+		// The body's goroutine, not holding the body's worker, nor
+		// given it back by a hand-over (stall.md, H1-H4): the body
 		// is inside a blocking section, whose goroutine gave the
 		// worker up (it runs other tasks meanwhile). Waiting would
 		// take the worker's deque from under its holder.

@@ -3,6 +3,7 @@ package sched
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // WatchSearchers records, until stop is called, the most workers counted
@@ -179,3 +180,22 @@ func (p *Pool) BlockingStats() (now, most uint64) { return p.blockingStats() }
 
 // HandOverFrames is handOverFrames (stall.md, H2), for its test.
 var HandOverFrames = handOverFrames
+
+// MarkHandOver is H1 for w, whose holder is the calling goroutine, as the
+// monitor makes it before it looks at the holder's stack: under w's hmu,
+// the holder word becomes -g. A goroutine then takes it back after d, as
+// H2's refusal does (the holder's stack was not safe). A holder that
+// checks its worker meanwhile must wait for that decision.
+func MarkHandOver(w *Worker, d time.Duration) {
+	g := goid()
+	w.hmu.Lock()
+	if !w.holder.CompareAndSwap(g, -g) {
+		w.hmu.Unlock()
+		panic("MarkHandOver: the caller does not hold the worker")
+	}
+	go func() {
+		time.Sleep(d) // the length of the monitor's look, not a synchronisation
+		w.holder.CompareAndSwap(-g, g)
+		w.hmu.Unlock()
+	}()
+}

@@ -502,3 +502,25 @@ func TestHandOverBesideManyGoroutines(t *testing.T) {
 		t.Errorf("the task returned %d; %d hand-overs (want 2, 1)", n, st.HandOvers)
 	}
 }
+
+// A holder that wakes while the monitor looks at its stack (H1-H2: its
+// holder word reads -g until the monitor decides) and then checks its
+// worker waits for the decision, as every identity check does: a task
+// block's body calling Wait then was taken for a body inside a blocking
+// section and panicked, and its block's tasks were lost
+// (TestCarrierStressPrograms, workers=2 capacity=1, about 1 run in 10 of
+// the long stress runs).
+func TestHandOverLookDoesNotFailBlockWait(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	var ran atomic.Int32
+	taskblock.Define(p, func(b *taskblock.Block) {
+		b.Run(func(*pool.Worker) { ran.Add(1) })
+		sched.MarkHandOver(sched.From[sched.Worker](b.Worker()), 20*time.Millisecond)
+		b.Wait() // must wait for the monitor's decision, then take its task back
+		if ran.Load() != 1 {
+			t.Errorf("the block's task ran %d times before Wait returned, want 1", ran.Load())
+		}
+	})
+}

@@ -278,6 +278,18 @@ func (w *Worker) held() bool { return w.holder.Load() == goid() }
 // Held reports whether the calling goroutine holds w (held).
 func (w *Worker) Held() bool { return w.held() }
 
+// HeldOrReclaimed is Held for a check that panics when it is false: a
+// goroutine that does not hold w waits for a hand-over of w in progress
+// to decide (H1-H3: while the monitor looks at the holder's stack, the
+// holder word reads -g) and takes w back if a hand-over displaced it
+// (H4), as every identity check of the scheduler does (notHeld,
+// holderOf). Without that, a holder that woke during the monitor's look
+// was taken for a goroutine inside a blocking section.
+func (w *Worker) HeldOrReclaimed() bool {
+	g := goid()
+	return w.holder.Load() == g || w.reclaim(g)
+}
+
 // pools lists the pools that are open or closing, for lookups that do not
 // know the pool (current). Pools are created and closed rarely: a mutex
 // orders the writers, and readers load the list without it.
