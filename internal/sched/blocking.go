@@ -2,8 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
 )
 
 // Blocking sections (managed blocking): a task that must block (I/O, a
@@ -126,27 +124,6 @@ func (w *Worker) blocking(f func(), capped bool) {
 // (parallel/split.go). Only the goroutine holding w may call it.
 func (w *Worker) Sections() uint32 { return w.cur.entered }
 
-// sectionGauge counts a pool's tasks inside a section's f, and caps the
-// user's sections if the pool has a cap (B3): a counting semaphore whose
-// fast path is one CAS, and whose slow path, past the cap, waits on a
-// condition variable on the section's own goroutine, which holds no
-// worker (B2).
-type sectionGauge struct {
-	in   atomic.Int64 // tasks in a section's f now (Stats.Blocking)
-	most atomic.Int64 // the most in has been
-	// limit is the cap (0: none), and taken the slots taken: user
-	// sections in f.
-	limit int64
-	taken atomic.Int64
-	// waiting counts goroutines in the slow path. release loads it after
-	// its decrement, and wait increments it before its re-check of
-	// taken, both sequentially consistent: a release that sees no waiter
-	// comes before the waiter's re-check, which then sees the slot free.
-	waiting atomic.Int32
-	mu      sync.Mutex
-	free    sync.Cond // signalled (under mu) when a slot is given back
-}
-
 func (g *sectionGauge) init(limit int) {
 	if limit < 0 {
 		panic(fmt.Sprintf("pool: a cap of %d blocking sections: must be at least 1, or 0 for none", limit))
@@ -209,12 +186,6 @@ func (g *sectionGauge) release() {
 		g.free.Signal()
 		g.mu.Unlock()
 	}
-}
-
-// blockingStats returns the number of tasks inside a section's f now and
-// the most there have been at once since the pool started (Snapshot).
-func (p *Pool) blockingStats() (now, most uint64) {
-	return uint64(max(0, p.sections.in.Load())), uint64(p.sections.most.Load())
 }
 
 // maxBlocking returns the pool's cap on sections (Config.MaxBlocking), 0

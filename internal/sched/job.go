@@ -1,8 +1,11 @@
 package sched
 
-//go:generate go run gen_joins.go
+import (
+	"context"
+	"runtime/trace"
+)
 
-import "sync/atomic"
+//go:generate go run gen_joins.go
 
 // The job type: fork, take back, run inline, wait (park and resume),
 // recycle and capture, for every layer above the pool. This file holds the
@@ -88,55 +91,6 @@ import "sync/atomic"
 //	    recorded, its latch set last, also when a runtime.Goexit unwinds
 //	    through it.
 
-// task is the unit a pool schedules: what sits in a worker's deque or in
-// the injector. Every job type embeds a task (usually through a job) and
-// points it at itself with bind, so that a fork costs one allocation, or
-// none when the job is recycled (J4).
-//
-// A task must not be copied after bind. It may be scheduled again only
-// after it has finished running and its owner got it back (J4).
-type task struct {
-	r runnable
-	// recycled marks a finished task that its owner has recycled (J4). Only
-	// the worker that forked the task reads or writes it.
-	recycled bool
-	// spilled marks a task that went to the injector because its deque
-	// was full (directly, or moved there in a batch by overflow). It is
-	// written before the injector push and read by whoever pops the task,
-	// which the injector's lock orders, and by its forker's joins, which
-	// may run on another carrier, or be another worker's when a batch
-	// steal had moved the task into the deque that overflowed: atomic,
-	// for those (a plain load and store on amd64). recycle never frees a
-	// spilled task, so the flag never needs clearing.
-	spilled atomic.Bool
-	// claimed decides, for a spilled task, between its owner taking it
-	// back (J1) and whoever pops it from the injector: exactly one runs it.
-	claimed atomic.Bool
-	// scope is the Region the task was forked in, or nil. A fork sets it
-	// from the forking worker; it is read by whoever runs the task, after
-	// the deque or injector has published it.
-	scope *scope
-	// forker is the worker that forked the task, set by its first fork
-	// and never changed (a task is only ever reforked from its forker's
-	// own deque slots, J4). A deque slot may hold another worker's task
-	// (a batch moved from another deque by a steal or from the injector):
-	// reusable returns only the tasks whose forker is the caller, and
-	// reads recycled, which only the forker writes, only then.
-	forker *Worker
-	// oneShot marks a task that is never recycled (a Future): once it
-	// has run, the deque slot it was in must let go of it (Forget).
-	oneShot bool
-}
-
-// runnable is what a task runs. Run is called exactly once, on the worker
-// that took the task from a queue, and must not let a panic escape: a
-// panic that escapes Run kills the process, because a worker goroutine has
-// nobody to return it to. Job types run their body through complete, which
-// captures it.
-type runnable interface {
-	Run(w *Worker)
-}
-
 // bind makes t run r. It is called as j.bind(j) right after j is
 // allocated.
 func (t *task) bind(r runnable) { t.r = r }
@@ -186,4 +140,12 @@ func (w *Worker) execute(t *task) {
 		raceTaskStart(w.cur) // stall.md, H5: after the last write above
 	}
 	t.r.Run(w)
+}
+
+// executeTraced is execute inside a trace region named after the pool and
+// the worker, so that go tool trace shows what each worker ran. Carriers
+// use it for the tasks of their main loop while a trace is recorded.
+func (w *Worker) executeTraced(t *task) {
+	defer trace.StartRegion(context.Background(), w.regionName).End()
+	w.execute(t)
 }

@@ -84,10 +84,6 @@ func (l *gLayout) gByte(g unsafe.Pointer, off uintptr) uint8 {
 	return uint8(w >> sh)
 }
 
-// gHandle is a runtime g, as fj holds a pointer to one: opaque, read
-// only through gWord32 and gWord64.
-type gHandle struct{}
-
 // gState is one look's answer (L3).
 type gState struct {
 	blocked bool   // waiting in the program's code, or in a system call
@@ -298,4 +294,25 @@ func findLayout() (l gLayout) {
 		}
 	}
 	return l
+}
+
+// lookHolder is L2 and L3 for w, whose mark and holder the caller just
+// loaded: blocked means that g, in a task, waits in the program's code.
+// A holder that is not in a task (searching, asleep: its sleep state
+// says which) or whose goroutine is gone is not blocked.
+func (p *Pool) lookHolder(l *gLayout, w *remote, mark, g int64) (gState, bool) {
+	if g == 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
+		return gState{}, false
+	}
+	b := w.barriers.Load()
+	st, ok := l.look(w.holderG.Load(), g)
+	// The holder again, after the look: a carrier that handed w over
+	// meanwhile (parked in a join, entered a section) waits in fj's
+	// code, not the program's; one searching between tasks (its task
+	// parked) may have been in the heavy barrier's system call (odd
+	// barriers, or a barrier since the first load).
+	if !ok || w.holder.Load() != g || w.sleepState.Load() != awake || b&1 != 0 || w.barriers.Load() != b {
+		return gState{}, false
+	}
+	return st, true
 }

@@ -2,38 +2,11 @@ package sched
 
 import "runtime/trace"
 
-// The holder's state machine. A worker is run by one carrier goroutine at
-// a time, its holder (carrier.go); this is the loop that holder runs, and
-// every state a worker can be in is one of these, or one of the idle
-// sub-states that search and sleep go through (sleep.md: searching,
-// waiting, sleepy, asleep), which are counted in pool.ctl:
-//
-//	running     between tasks or running one. Its own deque first (the
-//	            injector every injectorEvery lookups); a task found is run
-//	            and the holder comes back here. With its deque empty it
-//	            goes to searching.
-//	searching   search (search.go) and sleep (sleep.go): passes over the
-//	            other queues, waiting for news, sleepy, asleep. It comes
-//	            back with a task (running), because a parked task of the
-//	            worker's became resumable (handingOff), or because the pool
-//	            shut down with nothing left (exiting).
-//	handingOff  a safe point, no task on this goroutine's stack: the holder
-//	            gives the worker to a resumable carrier and becomes an idle
-//	            carrier (or exits, if there are enough); if it is handed the
-//	            worker again later, it resumes in running.
-//	exiting     flush the counters, dismiss the idle carriers, end the goroutine.
-//
-// A task that waits (WaitFor) leaves this loop from inside running: its
-// carrier parks with the task on its stack and hands the worker to another
-// carrier, which enters hold afresh (carrier.md).
-type holderState uint8
-
-const (
-	running holderState = iota
-	searching
-	handingOff
-	exiting
-)
+// The holder loop: what the goroutine holding a worker does between tasks,
+// for every kind of slot, through the states of holderState (types.go).
+// A spare's turns (stall.md, X2, X4, X5) are here too, since they are
+// hold's running state for a spare; search.go is its searching state and
+// carrier.go its hand-offs.
 
 // hold runs w's main loop on c, which holds w, until c gives w away for
 // good, the pool has shut down, or w, a spare, has retired. It is the one
@@ -91,14 +64,6 @@ func (w *Worker) hold(c *carrier) {
 	}
 }
 
-// resumePending reports whether a parked task of w's has become
-// resumable, so that the holder must hand w back to it at its next safe
-// point (C4, carrier.md). It is the one check every state makes: between tasks, in every
-// search pass and while waiting for news, and in the sleep re-check (S2),
-// after the announcement, which is what makes it safe against a holder
-// going to sleep (see resume).
-func (w *Worker) resumePending() bool { return w.nResumable.Load() != 0 }
-
 // injectorEvery is how often (in task lookups) a worker looks at the
 // injector before its own deque, so that work submitted from outside
 // cannot starve behind a worker that always has local work.
@@ -155,4 +120,121 @@ func (w *Worker) runTask(c *carrier, t *task) {
 		w.reclaimHere(c.goid)
 	}
 	w.taskDone()
+}
+
+// spareStep is one turn of a spare's holder (X2, X4, X5) or a
+// stand-in's (X7) in hold's running state, with nothing resumable: it
+// runs the next task the spare may take and returns running; with none,
+// it returns exiting when nothing of the spare's is in progress (X4, X5:
+// out of work, or retiring with its queue handed back), or waits for a
+// parked task of its to resume, or for the monitor to say work is queued,
+// and returns running. A stand-in takes work from its own deque only,
+// and neither retires nor hands its queue back: it exits once it has
+// nothing in progress and nothing queued.
+func (w *Worker) spareStep(c *carrier) holderState {
+	aside := debugChecks && w.asSpare.aside
+	free := w.inProgress.Load()&runningMask == 0
+	if !aside && free && (w.asSpare.retire.Load() || w.principalRuns()) {
+		w.spillSpare() // X4: its queued tasks to the injector, not run first
+		if w.dq.Count() == 0 {
+			return exiting
+		}
+	}
+	idle := free && w.dq.Count() == 0
+	if t := w.spareFind(aside); t != nil {
+		w.runTask(c, t)
+		return running
+	}
+	if idle || aside && free {
+		return exiting // X4: out of work
+	}
+	// X4: tasks in progress (parked, or in sections) and nothing to
+	// run: wait for one to resume (C3 sends a token) or for the
+	// monitor to say work is queued. A token sent since the checks
+	// above is in the channel already. The sleep state tells the
+	// monitor that this wait is fj's, not a task's (L3): stored
+	// before the wait and after it, sequentially consistent, and
+	// loaded by the monitor after the status word, so that a look
+	// that finds the goroutine waiting and the state awake has at
+	// worst caught the spare waking up, which the second look of L4
+	// does not repeat.
+	w.sleepState.Store(asleep)
+	<-w.wake
+	w.sleepState.Store(awake)
+	return running
+}
+
+// principalRuns is X4's own look of a spare between tasks: whether the
+// holder it stands in for is no longer blocked (L3). The monitor finds
+// that too, but its tick waits for a free P, which a spare and a resumed
+// task that both compute may not leave it until the runtime preempts one
+// (10 ms); the spare's own look, at each task boundary, costs a few loads.
+func (w *Worker) principalRuns() bool {
+	l := gLook()
+	if !l.ok {
+		return false
+	}
+	p := w.pool
+	pw := p.slotWorker(w.asSpare.principal)
+	if pw == nil {
+		return true // a spare that has exited
+	}
+	st, ok := p.lookHolder(l, pw, pw.inProgress.Load(), pw.holder.Load())
+	return !ok || !st.blocked
+}
+
+// spillSpare is X4's hand-back: a retiring spare with no task in
+// progress moves the tasks left in its deque (a batch it took from the
+// injector, forks left unjoined) to the injector, where the workers take
+// them, instead of running them all before it exits. It takes them as an
+// overflow does (TakeOldest, then a Pop for the newest), by the deque's
+// exclusive exits (X3), and publishes them (P2). Only w's holder calls it.
+func (w *Worker) spillSpare() {
+	if w.dq.Count() == 0 {
+		return
+	}
+	if w.spill == nil {
+		w.spill = make([]*task, max(1, w.dq.Cap()/2))
+	}
+	for {
+		w.dq.Publish() // TakeOldest moves published tasks only
+		k := w.dq.TakeOldest(w.spill)
+		if k == 0 {
+			break
+		}
+		// Counted as overflows: they reach the injector as an
+		// overflow's do, and Stats keeps InjectorPops = Submitted +
+		// Overflows.
+		w.counts[countOverflows] += uint64(k)
+		w.pool.inj.pushBatch(uint32(w.id), w.spill[:k])
+		clear(w.spill[:k])
+	}
+	if t := w.dq.Pop(); t != nil {
+		w.counts[countOverflows]++
+		w.pool.inj.push(uint32(w.id), t)
+	}
+	w.pool.notify(w)
+}
+
+// spareFind is X2's order: the spare's own deque (and, periodically, the
+// injector first), then the injector and the workers' deques, then the
+// other spares'. A stand-in (aside) takes from its own deque only (X7).
+func (w *Worker) spareFind(aside bool) *task {
+	if aside {
+		return w.popOwn()
+	}
+	if t := w.local(); t != nil {
+		return t
+	}
+	return w.findWork()
+}
+
+// spareExited is X5, after hold's exit of a spare: the slot is free
+// again.
+func (w *Worker) spareExited() {
+	if !w.asSpare.aside {
+		w.pool.stall.stealable.Add(-1)
+	}
+	w.pool.stall.live.Add(-1)
+	w.asSpare.live.Store(false) // last: X1 may start the spare again
 }

@@ -3,67 +3,10 @@ package sched
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 )
 
-// Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
-// with a deque, a shared injector, and the sleep protocol (sleep.md).
-type Pool struct {
-	// ctl is the sleep protocol's control word (see sleep.go): counts of
-	// searching, sleeping and waiting workers. It is loaded by every
-	// fork, so it sits alone on its cache line with wakeHint, which is
-	// written only where ctl is too (on the wake path).
-	ctl      atomic.Uint64
-	wakeHint atomic.Uint32 // where the next waker starts its scan
-	_        [cacheLine - 12]byte
-
-	// news is bumped by publishers while searchers wait for it (sleep.md,
-	// N1 and P3), and loaded in a loop by those: on a line of its own.
-	news atomic.Uint64
-	_    [cacheLine - 8]byte
-
-	// Read-mostly: set at creation, or once at Close.
-	workers []*remote
-	inj     injector
-	name    string
-	closed  atomic.Bool
-	// stallState is the stall monitor's state (stall.md, W2, W3), loaded
-	// by publishers that see every worker busy.
-	stallState atomic.Uint32
-	_          [cacheLine - 24 - 32 - 16 - 8]byte
-
-	// Written once per external submission.
-	inflight  atomic.Int64  // external submissions between their closed check and their push
-	submitted atomic.Uint64 // tasks submitted from outside (Stats)
-	_         [cacheLine - 16]byte
-
-	closeOnce  sync.Once
-	goroutines sync.WaitGroup // every carrier goroutine of every worker
-
-	// holders answers which worker, if any, the calling goroutine holds
-	// (identity.go).
-	holders holders
-
-	// sections counts (and may cap) the tasks in blocking sections
-	// (blocking.go, B3): its counts are written by every section, so it
-	// keeps off the line of holders.overflow, which lookups from outside
-	// the pool load.
-	_        [cacheLine]byte
-	sections sectionGauge
-
-	// slots is the table of the workers and spares (slots.go).
-	slots slotTable
-
-	// stall is the stall monitor and its spares (stall.go).
-	stall stallWatch
-
-	// noAside turns the asides of debug builds off (aside.go, X7): set
-	// by SetAsides before the pool runs anything.
-	noAside bool
-}
-
-const cacheLine = 128
+// A pool's life: New, Close and the calls from outside. The Pool type is
+// in types.go.
 
 // New starts a pool configured by cfg.
 func New(cfg Config) *Pool {

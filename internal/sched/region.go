@@ -6,18 +6,6 @@ import (
 	"runtime/trace"
 )
 
-// scope is a named part of a computation: the tasks forked, directly or
-// not, inside a call of Region. It ties them to one execution-trace task
-// and gives them a profiler label.
-type scope struct {
-	name string
-	ctx  context.Context // carries the runtime/trace task
-	// labels[i] is worker i's profiler labels plus fj.region=name, made
-	// by worker i itself on first use (so no two goroutines write one
-	// element).
-	labels []context.Context
-}
-
 // Region runs f on w as a named part of the computation; see pool.Region,
 // which documents it for users. It must be called by the goroutine running
 // w's current task.
@@ -59,12 +47,4 @@ func (w *Worker) runScoped(s, prev *scope, t *task) {
 		defer trace.StartRegion(s.ctx, s.name).End()
 	}
 	t.r.Run(w)
-}
-
-// executeTraced is execute inside a trace region named after the pool and
-// the worker, so that go tool trace shows what each worker ran. Carriers
-// use it for the tasks of their main loop while a trace is recorded.
-func (w *Worker) executeTraced(t *task) {
-	defer trace.StartRegion(context.Background(), w.regionName).End()
-	w.execute(t)
 }

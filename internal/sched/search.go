@@ -297,3 +297,17 @@ func (w *Worker) random() uint64 {
 	w.rng = x
 	return x * 2685821657736338717
 }
+
+// stealSpares tries every live spare's deque once, for steal.
+func (w *Worker) stealSpares() *task {
+	for s := range w.pool.madeSpares() {
+		if s == w.remote() {
+			continue
+		}
+		if t := s.dq.Stealer().Steal(); t != nil {
+			w.counts[countSteals]++
+			return t
+		}
+	}
+	return nil
+}

@@ -38,13 +38,6 @@ func searchingOf(c uint64) uint32 { return uint32(c) & countMask }
 func sleepingOf(c uint64) uint32  { return uint32(c>>20) & countMask }
 func waitingOf(c uint64) uint32   { return uint32(c>>40) & countMask }
 
-// The values of Worker.sleepState.
-const (
-	awake   = 0 // running, searching, or between S1 and S3's store
-	asleep  = 1 // announced and re-checking or parked: a waker may claim it
-	claimed = 2 // a waker claimed it and counted it as searching (U2)
-)
-
 // notify is called after work has been published (pushed on a deque or the
 // injector, by a sequentially consistent store: step P1). This load of ctl
 // is step P2; it is the only cost of the protocol on the fork path while

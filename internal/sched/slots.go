@@ -9,25 +9,6 @@ import (
 	"sync/atomic"
 )
 
-// The slot table: every worker and spare of a pool is an entry of one
-// table, the workers at 0..Workers()-1, made by New, then the spares
-// (stall.md, X1), each made by the monitor the first time it starts and
-// kept for reuse. A Worker's index (Worker.Slot) is its entry's. Code that
-// looks at every holder (the monitor, the sleep re-check, identity
-// lookups, Stats, Close) ranges over the entries made (made); the
-// fork and steal paths, which choose victims among the workers alone,
-// index the fixed prefix (Pool.workers).
-type slotTable struct {
-	// all has an entry per slot: the workers' set by New before any
-	// carrier starts, a spare's stored by the monitor under stall.mu
-	// (X1) before the go statement that starts its carrier.
-	all []atomic.Pointer[remote]
-	// made is one past the highest slot made: it only grows, under
-	// stall.mu, after the entry's store (sequentially consistent), so
-	// that a reader that loads it sees every entry below it made or nil.
-	made atomic.Int32
-}
-
 // init sizes the table for n workers and spares spare slots, and stores
 // the workers.
 func (t *slotTable) init(workers []*remote, spares int) {

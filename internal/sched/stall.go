@@ -3,8 +3,6 @@ package sched
 import (
 	"context"
 	"runtime/pprof"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/forkjoin/fj/internal/wsdeque"
@@ -41,98 +39,6 @@ const (
 // the spares standing in for it (X1): Stats.SparesAtLimit counts the
 // times the bound stopped one.
 const sparesPerWorker = 64
-
-// The values of Pool.stallState (W2, W3).
-const (
-	stallIdle  = 0 // no monitor goroutine, no timer
-	stallArmed = 1 // a monitor goroutine runs, or is being started
-	stallOff   = 2 // never: the pool watches for no stalls, or has closed
-)
-
-// The words of Worker.inProgress (W1): the tasks in progress in the low
-// half, the tasks started in the high half.
-const (
-	runningMask = 1<<32 - 1
-	startedOne  = 1 << 32
-)
-
-// StallReport describes the blocks that cost the pool compensation (W5):
-// what the stall handler receives. package pool turns it into its
-// documented type.
-type StallReport struct {
-	Pool      string        // the pool's name
-	Threshold time.Duration // how long the report waited after the first block
-	Queued    int           // tasks in the pool's queues, private ones included (an estimate)
-	Resumable int           // parked tasks ready to resume, waiting for their worker
-	Spares    int           // spares started since the first block it lists
-	// SpareLimit is the bound on spares per worker, and AtLimit whether a
-	// spare was wanted and not started because of it (X1).
-	SpareLimit int
-	AtLimit    bool
-	Tasks      []StalledTask // the blocked holders, the first one first
-}
-
-// StalledTask is a task that blocked while holding a worker or a spare.
-type StalledTask struct {
-	Worker    int           // the ID of the worker it held (or the one its spare stood in for)
-	Spare     bool          // it held a spare, not the worker itself
-	Goroutine int64         // the id of the goroutine running the task
-	State     string        // what it waited for, as runtime.Stack names it ("chan receive"), if known
-	Blocked   time.Duration // how long it had been seen blocked when the report was made
-	Stack     string        // its stack, as runtime.Stack prints it, header first; "" if not captured
-}
-
-// stallWatch is a pool's stall monitor and its spares.
-type stallWatch struct {
-	threshold time.Duration
-	handler   func(StallReport)
-
-	// mu orders the starts of the monitor goroutine (W2) and of spares
-	// (X1) before Close's waits for them (X6): nothing starts once
-	// stopped is set.
-	mu      sync.Mutex
-	stopped bool
-	stop    chan struct{} // closed by Close
-	monitor sync.WaitGroup
-	// spareCarriers counts the carrier goroutines of spares, apart from
-	// the workers' (Pool.goroutines): see X6.
-	spareCarriers sync.WaitGroup
-
-	// The counts below are read by Stats from any goroutine; each is a
-	// single word whose own value is all a reader needs (no ordering
-	// with other memory), except live, whose decrement X5 orders before
-	// the spare's live flag.
-	made    atomic.Int32 // spares allocated so far
-	live    atomic.Int32 // spares running now, stand-ins (X7) included
-	started atomic.Uint64
-	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
-	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
-	// handOvers counts the workers handed to a parked task over a
-	// blocked holder's head (H3; Stats.HandOvers).
-	handOvers atomic.Uint64
-	// stealable counts the live spares but stand-ins (X7): those whose
-	// deques workers steal from (X2), and Stats.Spares.
-	stealable atomic.Int32
-	// reported is set by the one delivery of W5. A monitor that has
-	// disarmed delivers its report on its way out, while the next one
-	// may have started: the CAS, sequentially consistent, lets one of
-	// them deliver, and a stale false only makes the other collect a
-	// report it will not deliver.
-	reported atomic.Bool
-	// handlerG is the monitor goroutine's id while it calls the handler
-	// (W5), so that Close from the handler, which would wait for
-	// itself, panics instead.
-	handlerG atomic.Int64
-
-	// view is the last monitor's stallView, for the next one to reuse,
-	// or nil (one monitor runs at a time; one that overlaps its
-	// predecessor's exit makes its own).
-	view atomic.Pointer[stallView]
-
-	// For tests: monitor goroutines started, ticks, and goroutine dumps
-	// (the report's, and the fallback look's: L1).
-	starts, ticks, dumps atomic.Int64
-}
 
 // initStalls sets up p's stall watch from cfg.
 func (p *Pool) initStalls(cfg Config) {
@@ -183,53 +89,6 @@ func (p *Pool) stopStalls() {
 	close(m.stop)
 	m.monitor.Wait()
 	m.spareCarriers.Wait()
-}
-
-// stallView is what the monitor has seen of the holders, by slot: the
-// workers', then the spares'.
-type stallView struct {
-	seen []stallSeen
-	// standIn[h] is the slot of the spare standing in for slot h, or -1.
-	standIn []int
-	rep     *pendingReport
-	// H2's pacing: when the next hand-over may dump the goroutines, and
-	// the delay after one that could not hand over (tryHandOver).
-	handNext    time.Time
-	handBackoff time.Duration
-	// The fallback look's (L1): when the next dump may come, the delay
-	// after one that found a holder running, and its buffer.
-	next    time.Time
-	backoff time.Duration
-	buf     []byte
-}
-
-type stallSeen struct {
-	mark, g int64
-	since   time.Time // when mark or g last changed (the fallback's stuck)
-	// looks counts the consecutive looks that found the holder blocked
-	// (L4), since blockedSince; reason is what the last one found.
-	looks        int
-	blockedSince time.Time
-	reason       string
-	// counted is set once the block counts in Stats.Stalls (W4).
-	counted bool
-	// private is set once a spare was started for this block with only
-	// the holder's private tasks to take (X1), so that it is not started
-	// again and again while no thief can reach them.
-	private bool
-	// handOver is set once this block was considered for a hand-over
-	// (H1-H3): one dump per block at most.
-	handOver bool
-}
-
-// pendingReport is W5's report between the first compensated block and
-// its delivery a threshold later.
-type pendingReport struct {
-	first   time.Time
-	started uint64 // Stats.SparesStarted then
-	stacks  map[int64]string
-	tasks   []StalledTask
-	since   []time.Time // when each task's block began
 }
 
 // watchStalls is the monitor goroutine: a tick every lookEvery while
@@ -398,27 +257,6 @@ func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
 		p.deliverReport(v)
 	}
 	return true, soon
-}
-
-// lookHolder is L2 and L3 for w, whose mark and holder the caller just
-// loaded: blocked means that g, in a task, waits in the program's code.
-// A holder that is not in a task (searching, asleep: its sleep state
-// says which) or whose goroutine is gone is not blocked.
-func (p *Pool) lookHolder(l *gLayout, w *remote, mark, g int64) (gState, bool) {
-	if g == 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
-		return gState{}, false
-	}
-	b := w.barriers.Load()
-	st, ok := l.look(w.holderG.Load(), g)
-	// The holder again, after the look: a carrier that handed w over
-	// meanwhile (parked in a join, entered a section) waits in fj's
-	// code, not the program's; one searching between tasks (its task
-	// parked) may have been in the heavy barrier's system call (odd
-	// barriers, or a barrier since the first load).
-	if !ok || w.holder.Load() != g || w.sleepState.Load() != awake || b&1 != 0 || w.barriers.Load() != b {
-		return gState{}, false
-	}
-	return st, true
 }
 
 func (v *stallView) reset() {

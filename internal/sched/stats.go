@@ -1,40 +1,5 @@
 package sched
 
-import "sync/atomic"
-
-// Counters are one worker's counters, indexed by the constants below.
-// pool.WorkerStats documents them for users, as a struct with one field
-// per counter, of the same type and in the same order (pool's layout
-// test pins that), so that one is the other's memory: the counters are
-// named there and only there.
-type Counters [numCounters]uint64
-
-// The counters, in pool.WorkerStats' order. The last, countParked, is a
-// gauge, not a counter: the tasks of the worker parked in a wait right
-// now (resumable ones included); the owner's working copy does not use
-// it, Snapshot reads Worker.parked.
-const (
-	countExecuted = iota
-	countSteals
-	countFailedSteals
-	countInjectorPops
-	countOverflows
-	countSleeps
-	countWakeups
-	countParks
-	countStealOps
-	countPrivateSteals
-	countParked
-	numCounters
-)
-
-// counters is the owner-only working copy of a worker's Counters. A worker
-// counts in plain variables (an atomic add per task would cost more than a
-// fork) and flushes them to a copy that Snapshot reads whenever it runs
-// out of local work, before it sleeps, every 4096 tasks and when it exits
-// ("publish" is for tasks only: making them visible to thieves).
-type counters = Counters
-
 // Plus returns c and o added counter by counter: the counters of two
 // workers, or of a worker and the spare that stood in for it.
 func (c Counters) Plus(o Counters) Counters {
@@ -52,9 +17,6 @@ func (c Counters) Minus(o Counters) Counters {
 	}
 	return c
 }
-
-// flushedCounters is what Snapshot reads: the counters but the gauge.
-type flushedCounters [countParked]atomic.Uint64
 
 // flushCounters copies w's counters where Snapshot can read them. Owner only.
 func (w *Worker) flushCounters() {
@@ -96,4 +58,10 @@ func (p *Pool) Snapshot() Snapshot {
 	s.SparesAtLimit = p.stall.atLimit.Load()
 	s.HandOvers = p.stall.handOvers.Load()
 	return s
+}
+
+// blockingStats returns the number of tasks inside a section's f now and
+// the most there have been at once since the pool started (Snapshot).
+func (p *Pool) blockingStats() (now, most uint64) {
+	return uint64(max(0, p.sections.in.Load())), uint64(p.sections.most.Load())
 }

@@ -17,26 +17,6 @@ type Event interface {
 	addWaiter(n *waiter) bool
 }
 
-// waiter is one registration of a waiting goroutine on an event. What it
-// wakes is a waker: a parked carrier, which the event's setter makes
-// resumable on its worker (carrier.go), or a goroutine outside the pool
-// blocked on a channel (chanWaker). A node is immutable once published (by
-// the CAS that links it), except for claimed, so the setter can walk a
-// list it swapped out while waiters come and go; every wait registers a
-// fresh node. Waiting is the slow path, so the allocation does not matter.
-type waiter struct {
-	next *waiter
-	w    waker
-	// claimed decides between the setter (which then wakes w) and the
-	// waiter itself cancelling its wait because it saw the event set.
-	// Exactly one of them wins, so a carrier is never made resumable
-	// twice, nor after it stopped waiting.
-	claimed atomic.Bool
-}
-
-// A waker is what a waiter node wakes once its setter has claimed it.
-type waker interface{ wake() }
-
 // chanWaker wakes a goroutine outside the pool (Pool.wait) with a token on
 // a channel of capacity 1. A token already there means a wake-up is pending
 // anyway; such waiters re-check their event, so extra tokens are harmless.
