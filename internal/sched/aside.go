@@ -119,18 +119,10 @@ func (w *Worker) runAside(t *task, e Event) bool {
 // stand-in that runs t first, on a carrier of its own. It returns nil when
 // the pool is closing or the slots are all live.
 func (p *Pool) startAside(w *Worker, t *task) *remote {
-	m := &p.stall
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stopped {
-		return nil
-	}
-	s := p.claimSpare(w.id, w.index, true) // not stealable: no worker steals from it (X7)
-	if s == nil {
-		return nil
-	}
-	s.asSpare.first = t // before the go statement, as principal
-	p.startCarrier(s.newCarrier(), true)
+	// Not stealable: no worker steals from it (X7).
+	s, _ := p.startSpare(w.id, w.index, true, func(s *remote) {
+		s.asSpare.first = t // before the go statement, as principal
+	})
 	return s
 }
 

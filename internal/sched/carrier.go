@@ -50,6 +50,16 @@ func (c *carrier) run(holding bool) {
 	done = true
 }
 
+// unpark is C4's end for c, the carrier of a parked task that a
+// hand-off (C3, or a hand-over's reclaim, H4) gives its worker back: it
+// waits for its turn, holds w again and uncounts the park. The task's
+// owner state is the caller's to restore.
+func (w *Worker) unpark(c *carrier) {
+	c.awaitTurn()
+	w.setHolder(c)
+	w.parked.Add(-1)
+}
+
 // takeOver makes c, which has just been handed the worker with nothing on
 // its stack, the holder. The worker's owner-only state describes the task
 // that was running when it was handed over (which has parked, and restores

@@ -135,9 +135,7 @@ func (w *Worker) reclaim(g int64) bool {
 	// As resume (W2): while the holder is blocked, only another
 	// hand-over gives w back, and the watch may have gone idle.
 	w.pool.armOnResume()
-	c.awaitTurn()
-	w.setHolder(c)
-	w.parked.Add(-1)
+	w.unpark(c)
 	// The owner state of the task c was running when it blocked: H2
 	// let no Region or loop frame of fj's be on its stack, so it ran
 	// outside both (execute, runTask).

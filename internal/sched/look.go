@@ -219,46 +219,45 @@ func findLayout() (l gLayout) {
 		wg.Wait()
 	}()
 
-	// The id: an 8-byte word that holds each goroutine's own id.
-	l.goidOff = ^uintptr(0)
-	for off := uintptr(0); off < gSpan; off += 8 {
-		if int64(gWord64(self, off)) != goid() {
-			continue
+	// find returns the first offset from start, in steps of step, at
+	// which this goroutine's g reads as mine wants and every helper's as
+	// theirs wants, or none.
+	const none = ^uintptr(0)
+	find := func(start, step uintptr, mine func(off uintptr) bool, theirs func(h helper, off uintptr) bool) uintptr {
+		for off := start; off < gSpan; off += step {
+			if !mine(off) {
+				continue
+			}
+			all := true
+			for _, h := range helpers {
+				all = all && theirs(h, off)
+			}
+			if all {
+				return off
+			}
 		}
-		all := true
-		for _, h := range helpers {
-			all = all && int64(gWord64(h.g, off)) == h.id
-		}
-		if all {
-			l.goidOff = off
-			break
-		}
+		return none
 	}
-	if l.goidOff == ^uintptr(0) {
+
+	// The id: an 8-byte word that holds each goroutine's own id.
+	l.goidOff = find(0, 8,
+		func(off uintptr) bool { return int64(gWord64(self, off)) == goid() },
+		func(h helper, off uintptr) bool { return int64(gWord64(h.g, off)) == h.id })
+	if l.goidOff == none {
 		return l
 	}
 	// The status: a word that reads running on this goroutine and
 	// waiting on every helper, once they have parked (a helper is
 	// runnable or running for a moment after its send; wait for that to
 	// pass, but not for ever).
-	l.statusOff = ^uintptr(0)
-	for end := time.Now().Add(time.Second); l.statusOff == ^uintptr(0) && time.Now().Before(end); {
+	l.statusOff = none
+	for end := time.Now().Add(time.Second); l.statusOff == none && time.Now().Before(end); {
 		runtime.Gosched()
-		for off := uintptr(0); off < gSpan; off += 4 {
-			if gWord32(self, off) != gRunning {
-				continue
-			}
-			all := true
-			for _, h := range helpers {
-				all = all && gWord32(h.g, off)&^gScanBit == gWaiting
-			}
-			if all {
-				l.statusOff = off
-				break
-			}
-		}
+		l.statusOff = find(0, 4,
+			func(off uintptr) bool { return gWord32(self, off) == gRunning },
+			func(h helper, off uintptr) bool { return gWord32(h.g, off)&^gScanBit == gWaiting })
 	}
-	if l.statusOff == ^uintptr(0) {
+	if l.statusOff == none {
 		return l
 	}
 	// The one status word, checked again on a goroutine that runs: the
@@ -275,22 +274,20 @@ func findLayout() (l gLayout) {
 	// The reason: a byte past the status at which each helper reads the
 	// value of its reason in waitReasons126. Optional: without it, every
 	// wait counts.
-	for off := l.statusOff + 4; off < gSpan; off++ {
-		all := true
-		for _, h := range helpers {
+	off := find(l.statusOff+4, 1,
+		func(uintptr) bool { return true },
+		func(h helper, off uintptr) bool {
 			v := l.gByte(h.g, off)
-			all = all && int(v) < len(waitReasons126) && waitReasons126[v] == h.reason
-		}
-		if all {
-			l.reasonOff, l.reasons = off, waitReasons126
-			for i, name := range waitReasons126 {
-				for _, u := range userWaits {
-					if name == u {
-						l.userReason[i] = true
-					}
+			return int(v) < len(waitReasons126) && waitReasons126[v] == h.reason
+		})
+	if off != none {
+		l.reasonOff, l.reasons = off, waitReasons126
+		for i, name := range waitReasons126 {
+			for _, u := range userWaits {
+				if name == u {
+					l.userReason[i] = true
 				}
 			}
-			break
 		}
 	}
 	return l

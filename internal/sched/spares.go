@@ -40,28 +40,42 @@ func (p *Pool) retireStandIn(v *stallView, h int) {
 // h's worker, unless the bound is reached (counted instead).
 func (p *Pool) startStandIn(v *stallView, h int) {
 	m := &p.stall
+	// Slot h's worker: a spare's slot is n+k, k ≡ its worker.
+	_, full := p.startSpare(h%len(p.workers), h, false, func(s *remote) {
+		m.stealable.Add(1)
+		m.started.Add(1)
+		v.standIn[h] = s.index
+		v.seen[s.index] = stallSeen{}
+	})
+	if full {
+		m.atLimit.Add(1)
+	}
+}
+
+// startSpare is X1's and X7's start, under stall.mu: unless the pool is
+// closing (X6), it claims a free spare slot of worker root's for slot
+// principal (claimSpare), lets ready write what the spare or the monitor
+// reads first, and starts the spare's carrier. It returns the spare, or
+// nil, with full set when every slot of root's is live.
+func (p *Pool) startSpare(root, principal int, aside bool, ready func(s *remote)) (s *remote, full bool) {
+	m := &p.stall
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
-		return
+		return nil, false
 	}
-	s := p.claimSpare(h%len(p.workers), h, false) // slot h's worker: a spare's slot is n+k, k ≡ its worker
-	if s == nil {
-		m.atLimit.Add(1)
-		return
+	if s = p.claimSpare(root, principal, aside); s == nil {
+		return nil, true
 	}
-	m.stealable.Add(1)
-	m.started.Add(1)
-	v.standIn[h] = s.index
-	v.seen[s.index] = stallSeen{}
+	ready(s)
 	p.startCarrier(s.newCarrier(), true)
+	return s, false
 }
 
 // claimSpare is X1's (and X7's) choice of a slot, with stall.mu held: the
 // first spare slot of worker root's that is not live, made if it is new,
 // marked live and standing in for slot principal (aside: a stand-in of
-// debug builds, X7); or nil if they are all live. The caller starts its
-// carrier, after writing what it reads first.
+// debug builds, X7); or nil if they are all live.
 func (p *Pool) claimSpare(root, principal int, aside bool) *remote {
 	n := len(p.workers)
 	for k := root; n+k < p.Slots(); k += n {

@@ -146,9 +146,7 @@ func (w *Worker) wait(e Event, count bool) {
 		}
 		w.parked.Add(1)
 		w.handOff(c, false)
-		c.awaitTurn()
-		w.setHolder(c)
-		w.parked.Add(-1)
+		w.unpark(c)
 		w.scope = s
 	}
 }

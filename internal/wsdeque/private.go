@@ -65,11 +65,7 @@ func (d *Stealer[T]) StealPrivate(t int64) *T {
 			return nil
 		}
 	}
-	x := d.slots[t&d.mask].Load()
-	if !d.top.CompareAndSwap(t, t+1) {
-		return nil // another thief, or the owner's pop of the last item, won
-	}
-	return x
+	return d.claim(t)
 }
 
 // StealBatch takes up to len(dst) of the oldest published items, at most

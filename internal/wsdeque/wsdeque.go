@@ -426,13 +426,20 @@ func (d *Stealer[T]) Steal() *T {
 	if t >= b {
 		return nil
 	}
-	// Read the slot before claiming it: once top moves past t, the owner
-	// may reuse the slot for index t+Cap(). If the CAS below succeeds, top
-	// was still t, so index t+Cap() cannot have been pushed (D1) and x is
-	// the item at index t.
+	return d.claim(t)
+}
+
+// claim is a single steal's last step (D6, D8): it takes index t, which
+// the caller found in the deque, with a CAS of top from t to t+1, and
+// returns its item, or nil if another thief, or the owner's Pop of the
+// last item, won. It reads the slot before the CAS: once top moves past
+// t, the owner may reuse the slot for index t+Cap(); if the CAS
+// succeeds, top was still t, so index t+Cap() cannot have been pushed
+// (D1) and x is the item at index t.
+func (d *Stealer[T]) claim(t int64) *T {
 	x := d.slots[t&d.mask].Load()
 	if !d.top.CompareAndSwap(t, t+1) {
-		return nil // another thief, or the owner's Pop of the last item, won
+		return nil
 	}
 	return x
 }
