@@ -167,10 +167,12 @@ type Worker struct {
 	stealExec, stealLeaves uint64
 	parked                 atomic.Int64 // tasks of w parked now (Stats gauge), written by the holder
 	nResumable             atomic.Int32 // len(resumable), readable without hmu
-	// barriers counts, twice per call, the heavy barriers of private
-	// steals the holder runs (search.go, M2): odd while it is in one, a
-	// system call made between tasks, which the stall watch must not take
-	// for a task blocked in one (stall.md, L3). Written by the holder.
+	// barriers counts, twice per call, fj's own system calls that work
+	// rather than wait: the heavy barriers of private steals the holder
+	// runs between tasks (search.go, M2), and the kernel's work a task
+	// asks for (InKernel). It is odd while the holder is in one, which
+	// the stall watch must not take for a task blocked in a system call
+	// (stall.md, L3). Written by the holder.
 	barriers atomic.Uint32
 	hmu      sync.Mutex // protects the carriers fields
 	carriers

@@ -1,0 +1,87 @@
+//go:build unix
+
+package sched_test
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/pool"
+)
+
+// A task in a system call that does its work in the kernel (InKernel:
+// parallel's page populate) is no block (stall.md, L3): with work queued
+// behind it for twenty ticks of the monitor, no spare starts and nothing
+// is reported. The same call outside InKernel is a block: a spare runs
+// the queued work, so that the test can tell the two apart. The call is a
+// read of a pipe in blocking mode, which waits in the kernel (a
+// goroutine in a system call) until the test writes to it.
+func TestStallInKernelIsNoBlock(t *testing.T) {
+	if !sched.StallLookExact() {
+		t.Skip("the fallback look (FJ_GOID=stack, or no layout found) sees only whole-pool stalls")
+	}
+	fjtest.Deadline(t, 60*time.Second)
+	for _, inKernel := range []bool{true, false} {
+		var r reports
+		p := stallPool(1, &r)
+		sp := sched.From[sched.Pool](p)
+		var fds [2]int
+		if err := syscall.Pipe(fds[:]); err != nil {
+			t.Fatal(err)
+		}
+		started := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			p.Run(func(w *pool.Worker) {
+				close(started)
+				read := func() {
+					var b [1]byte
+					for {
+						if _, err := syscall.Read(fds[0], b[:]); err != syscall.EINTR {
+							return
+						}
+					}
+				}
+				if inKernel {
+					sched.From[sched.Worker](w).InKernel(read)
+				} else {
+					read()
+				}
+			})
+		}()
+		<-started
+		queued := make(chan struct{})
+		go func() { p.Run(func(*pool.Worker) {}); close(queued) }()
+		// Twenty ticks with the work queued, or until a spare ran it.
+	wait:
+		for _, _, ticks, _ := sched.StallWatch(sp); ticks < 20; _, _, ticks, _ = sched.StallWatch(sp) {
+			select {
+			case <-queued:
+				break wait
+			default:
+				runtime.Gosched()
+			}
+		}
+		s := p.Stats()
+		if _, err := syscall.Write(fds[1], []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		<-queued
+		p.Close()
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		n := len(r.get())
+		if inKernel && (n != 0 || s.Stalls != 0 || s.SparesStarted != 0) {
+			t.Errorf("InKernel: %d reports, %d stalls, %d spares started; want none", n, s.Stalls, s.SparesStarted)
+		}
+		if !inKernel && (s.Stalls == 0 || s.SparesStarted == 0) {
+			t.Errorf("a plain blocking system call: %d stalls, %d spares started; want at least one each", s.Stalls, s.SparesStarted)
+		}
+	}
+}
