@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/exp/constraints"
 
+	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -125,16 +126,20 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 	fresh := sc.fresh
 	run(r, w, ctl, func(w *pool.Worker) {
 		type bitsSeen struct{ or, and uint64 }
-		keys := loop[bitsSeen, int]{chunk: func(_ *pool.Worker, lo, hi int) bitsSeen {
+		keys := loop[bitsSeen, int]{chunk: func(w *pool.Worker, lo, hi int) bitsSeen {
 			if fresh {
 				// The first touch of a page of fresh memory
 				// costs a fault and the kernel's zeroing of the
 				// page: spread over the workers here, rather
 				// than taken by whichever pass writes first
-				// (C3 in sort_key_scratch.go).
-				touchPages(rs.buf[lo:hi])
-				touchPages(rs.k[lo:hi])
-				touchPages(rs.kbuf[lo:hi])
+				// (C3 in sort_key_scratch.go). The kernel's
+				// work, not a wait: the stall watch must not
+				// take it for a block (sched.Worker.InKernel).
+				sched.From[sched.Worker](w).InKernel(func() {
+					touchPages(rs.buf[lo:hi])
+					touchPages(rs.k[lo:hi])
+					touchPages(rs.kbuf[lo:hi])
+				})
 			}
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])
 			return bitsSeen{or, and}
@@ -347,9 +352,7 @@ func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
 func (rs *radixSorter[E]) scatterSeq(lo, hi int, sh uint, inS bool, start *[257]int) bool {
 	src, dst, ksrc, kdst := rs.ranges(inS)
 	var count [256]int
-	for _, k := range ksrc[lo:hi] {
-		count[(k>>sh)&0xff]++
-	}
+	countDigits(&count, ksrc[lo:hi], sh)
 	if count[(ksrc[lo]>>sh)&0xff] == hi-lo {
 		return false
 	}
@@ -360,15 +363,31 @@ func (rs *radixSorter[E]) scatterSeq(lo, hi int, sh uint, inS bool, start *[257]
 		next += c
 	}
 	start[256] = hi
+	moveDigits(&count, src, dst, ksrc, kdst, lo, hi, sh)
+	return true
+}
+
+// countDigits adds to count the number of keys with each digit at sh:
+// the scatter's first pass, over scatterSeq's range or one of
+// scatterPar's pieces.
+func countDigits(count *[256]int, keys []uint64, sh uint) {
+	for _, k := range keys {
+		count[(k>>sh)&0xff]++
+	}
+}
+
+// moveDigits moves src[lo:hi] and their keys to dst and kdst, each where
+// at says its digit's next place is, advancing it: the scatter's second
+// pass, stable, over scatterSeq's range or one of scatterPar's pieces.
+func moveDigits[E any](at *[256]int, src, dst []E, ksrc, kdst []uint64, lo, hi int, sh uint) {
 	for i := lo; i < hi; i++ {
 		k := ksrc[i]
 		b := (k >> sh) & 0xff
-		j := count[b]
-		count[b]++
+		j := at[b]
+		at[b]++
 		dst[j] = src[i]
 		kdst[j] = k
 	}
-	return true
 }
 
 // scatterPar is scatterSeq in parallel: every piece of the range counts
@@ -383,10 +402,7 @@ func (rs *radixSorter[E]) scatterPar(w *pool.Worker, lo, hi int, sh uint, inS bo
 	counts := make([][256]int, pieces)
 	ForRange(w, 0, pieces, func(_ *pool.Worker, plo, phi int) {
 		for p := plo; p < phi; p++ {
-			c := &counts[p]
-			for _, k := range ksrc[bound(p):bound(p+1)] {
-				c[(k>>sh)&0xff]++
-			}
+			countDigits(&counts[p], ksrc[bound(p):bound(p+1)], sh)
 		}
 	}, Grain(1))
 	first := (ksrc[lo] >> sh) & 0xff
@@ -409,15 +425,7 @@ func (rs *radixSorter[E]) scatterPar(w *pool.Worker, lo, hi int, sh uint, inS bo
 	start[256] = hi
 	ForRange(w, 0, pieces, func(_ *pool.Worker, plo, phi int) {
 		for p := plo; p < phi; p++ {
-			at := &counts[p]
-			for i := bound(p); i < bound(p+1); i++ {
-				k := ksrc[i]
-				b := (k >> sh) & 0xff
-				j := at[b]
-				at[b]++
-				dst[j] = src[i]
-				kdst[j] = k
-			}
+			moveDigits(&counts[p], src, dst, ksrc, kdst, bound(p), bound(p+1), sh)
 		}
 	}, Grain(1))
 	return true

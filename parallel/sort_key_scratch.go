@@ -236,12 +236,7 @@ func dropArena(a *arena) {
 	arenas.idle = append(arenas.idle, a)
 	var drop *arena
 	if len(arenas.idle) > arenaKeep {
-		short := 0
-		for i, x := range arenas.idle {
-			if len(x.mem) < len(arenas.idle[short].mem) {
-				short = i
-			}
-		}
+		short := shortest(arenas.idle, func(a *arena) int { return len(a.mem) })
 		drop = arenas.idle[short]
 		arenas.idle = slices.Delete(arenas.idle, short, short+1)
 	}
@@ -294,6 +289,19 @@ func sweepArenas(now time.Time) (next time.Time, left bool) {
 	return next, left
 }
 
+// shortest returns the index of the smallest of idle by size: what a
+// cache holding more than it keeps drops (the arenas, A2; the scratch
+// caches, release), since a large one serves more calls.
+func shortest[T any](idle []T, size func(T) int) int {
+	short := 0
+	for i, x := range idle {
+		if size(x) < size(idle[short]) {
+			short = i
+		}
+	}
+	return short
+}
+
 // release gives sc back to its cache, for a later call. With elements
 // that hold pointers, sc.buf must be all zero (C4).
 func (sc *keyScratch[E]) release() {
@@ -302,13 +310,7 @@ func (sc *keyScratch[E]) release() {
 	c.mu.Lock()
 	c.idle = append(c.idle, sc)
 	if limit := runtime.GOMAXPROCS(0); len(c.idle) > limit {
-		// Drop the shortest.
-		short := 0
-		for i, x := range c.idle {
-			if len(x.buf) < len(c.idle[short].buf) {
-				short = i
-			}
-		}
+		short := shortest(c.idle, func(x *keyScratch[E]) int { return len(x.buf) })
 		c.idle[short].drop()
 		c.idle[short] = c.idle[len(c.idle)-1]
 		c.idle[len(c.idle)-1] = nil
