@@ -346,18 +346,6 @@ func swapSpans[E any](w *pool.Worker, data []E, left, right []sortSpan, leftBefo
 // the mispredicted branch after it, is what each comparison costs.
 func splitFunc[E any](data []E, lo, hi int, p E, cmp func(a, b E) int) (mid int, moved bool) {
 	i, j := lo, hi-1 // inclusive bounds of the elements not yet placed
-	for i <= j && cmp(data[i], p) < 0 {
-		i++
-	}
-	for i <= j && !(cmp(data[j], p) < 0) {
-		j--
-	}
-	if i > j {
-		return i, false
-	}
-	data[i], data[j] = data[j], data[i]
-	i++
-	j--
 	for {
 		for i <= j && cmp(data[i], p) < 0 {
 			i++
@@ -366,9 +354,10 @@ func splitFunc[E any](data []E, lo, hi int, p E, cmp func(a, b E) int) (mid int,
 			j--
 		}
 		if i > j {
-			return i, true
+			return i, moved
 		}
 		data[i], data[j] = data[j], data[i]
+		moved = true
 		i++
 		j--
 	}

@@ -103,23 +103,13 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		// Sorted in place by insertion: no buffer, and too short for
 		// the cache to pay.
 		rs.k = make([]uint64, n)
-		var or, and uint64
-		inline(ctl, func() { or, and = encodeKeys(s, key, rs.k) })
-		if rs.plan(or, and) {
-			rs.lsd(0, n, rs.digits, true)
-		}
+		sortHere(rs, key)
 		return
 	}
 	sc := takeScratch[E](n)
 	rs.use(sc)
 	if n <= min(rs.lsdMax, radixSeqMax) {
-		// No task pays off; but report a panic in key as the parallel
-		// path does.
-		var or, and uint64
-		inline(ctl, func() { or, and = encodeKeys(s, key, rs.k) })
-		if rs.plan(or, and) {
-			rs.lsd(0, n, rs.digits, true)
-		}
+		sortHere(rs, key) // no task pays off
 		sc.release()
 		return
 	}
@@ -286,6 +276,26 @@ func (rs *radixSorter[E]) ranges(inS bool) (src, dst []E, ksrc, kdst []uint64) {
 	return rs.buf, rs.s, rs.kbuf, rs.k
 }
 
+// sortHere sorts rs.s on the calling goroutine, a slice too short for a
+// task to pay off: its keys into rs.k, then an LSD pass per digit. A
+// panic in key is reported as the parallel path reports it (inline).
+func sortHere[E any, K radixKey](rs *radixSorter[E], key func(E) K) {
+	var or, and uint64
+	inline(rs.ctl, func() { or, and = encodeKeys(rs.s, key, rs.k) })
+	if rs.plan(or, and) {
+		rs.lsd(0, len(rs.s), rs.digits, true)
+	}
+}
+
+// finish ends the sort of [lo, hi), which is in s if inS and in buf
+// otherwise: it leaves the range in s and counts it done.
+func (rs *radixSorter[E]) finish(w *pool.Worker, lo, hi int, inS bool) {
+	if !inS {
+		rs.copyBack(w, lo, hi)
+	}
+	rs.done(w, lo, hi)
+}
+
 // sort sorts [lo, hi), which is in s if inS and in buf otherwise, and
 // whose keys agree in all digits before rs.digits[d], and leaves it in s.
 func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
@@ -293,10 +303,7 @@ func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
 		if rs.ctl.stoppedNow() {
 			// Stop here: the range's elements go back to s, unsorted
 			// by the digits that remain.
-			if !inS {
-				rs.copyBack(w, lo, hi)
-			}
-			rs.done(w, lo, hi)
+			rs.finish(w, lo, hi, inS)
 			return
 		}
 		n := hi - lo
@@ -317,11 +324,7 @@ func (rs *radixSorter[E]) sort(w *pool.Worker, lo, hi, d int, inS bool) {
 		}
 		d++
 		if d == len(rs.digits) {
-			// Sorted, but maybe in buf.
-			if !inS {
-				rs.copyBack(w, lo, hi)
-			}
-			rs.done(w, lo, hi)
+			rs.finish(w, lo, hi, inS) // sorted, but maybe in buf
 			return
 		}
 		if !moved {

@@ -1,6 +1,10 @@
 package sched
 
-import "github.com/forkjoin/fj/internal/wsdeque"
+import (
+	"iter"
+
+	"github.com/forkjoin/fj/internal/wsdeque"
+)
 
 // search is the holder's idle sub-machine (sleep.md: searching, waiting,
 // sleepy, asleep): it looks for work in the injector and other workers'
@@ -186,12 +190,7 @@ func (w *Worker) stealWorkers() *task {
 		}
 		w.counts[countFailedSteals]++
 	}
-	start := int(w.random() % uint64(n))
-	for i := 0; i < n; i++ {
-		v := start + i
-		if v >= n {
-			v -= n
-		}
+	for v := range w.victims(n) {
 		if v == w.index || v == w.lastVictim {
 			continue
 		}
@@ -267,12 +266,7 @@ func (w *Worker) stealPrivate() *task {
 	w.barriers.Add(1) // odd: in the barrier's system call, for the stall watch
 	wsdeque.Barrier() // D8, H1
 	w.barriers.Add(1)
-	start := int(w.random() % uint64(n))
-	for i := 0; i < n; i++ {
-		v := start + i
-		if v >= n {
-			v -= n
-		}
+	for v := range w.victims(n) {
 		if w.tops[v] < 0 {
 			continue
 		}
@@ -286,6 +280,24 @@ func (w *Worker) stealPrivate() *task {
 		w.counts[countFailedSteals]++
 	}
 	return nil
+}
+
+// victims yields 0 to n-1, the indices of a steal pass's victims, each
+// once, in order from a random one, so that thieves do not all try the
+// same victim first.
+func (w *Worker) victims(n int) iter.Seq[int] {
+	start := int(w.random() % uint64(n))
+	return func(yield func(int) bool) {
+		for i := range n {
+			v := start + i
+			if v >= n {
+				v -= n
+			}
+			if !yield(v) {
+				return
+			}
+		}
+	}
 }
 
 // random returns the next value of w's xorshift64* generator.
