@@ -129,7 +129,17 @@ func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 	if testHooks != nil {
 		testHooks.beforeGiveBack()
 	}
-	p.ctl.Add(minusSearching)
+	// A unit given back may leave ctl at 0 while a worker is idle: a
+	// sleeper leaving its sleep (S5) that saw this unit did not take one
+	// of its own. Forks then stay private (E1) behind the published task
+	// this waker woke for, which its P2 saw ctl != 0 for and armed no
+	// monitor; a searcher that then takes it arms none either
+	// (stopSearching sees no published work). So, as the last searcher
+	// does (stopSearching), arm the stall monitor if ctl is 0 now and
+	// published work is left (stall.md, W2).
+	if c := p.ctl.Add(minusSearching); c == 0 && p.stallState.Load() == stallIdle && p.hasWork() {
+		p.armStalls()
+	}
 	return false
 }
 
@@ -311,9 +321,11 @@ func (w *Worker) leaveSleep(woken bool) {
 	}
 	// S5 for a worker nobody claimed: it leaves the sleeping count and,
 	// in the same CAS, takes a searching unit as U1 would (if the cap
-	// allows; if not, others search). A worker that is not running a
-	// task is thus counted in ctl at every instant, which is what E1
-	// (job.go) relies on: ctl == 0 means that every worker is busy.
+	// allows; if not, others search). The others may be a waker's unit
+	// only (U2, given back at U3): ctl then goes to 0 while w is idle
+	// until it counts itself again (U1), and wakeOnce's give-back arms
+	// the stall monitor as a last searcher would (stall.md, W2;
+	// TestStallGiveBackLeavesPrivateFork).
 	n := uint32(len(p.workers))
 	for {
 		c := p.ctl.Load()
@@ -329,6 +341,9 @@ func (w *Worker) leaveSleep(woken bool) {
 				if testHooks != nil {
 					testHooks.searchers(nc)
 				}
+			}
+			if testHooks != nil && testHooks.afterS5 != nil {
+				testHooks.afterS5(w, take)
 			}
 			return
 		}
@@ -472,8 +487,11 @@ func (p *Pool) wakeAll() {
 var testHooks *hooks
 
 type hooks struct {
-	searchers      func(c uint64)  // a unit was added to searching (U1, U2); c is ctl right after
-	beforeGiveBack func()          // U3, before the unit is given back
-	afterAnnounce  func(w *Worker) // S1, between the announcement and the store of asleep
-	beforePark     func(w *Worker) // S3, after the re-check, before parking; may be nil
+	searchers      func(c uint64)             // a unit was added to searching (U1, U2); c is ctl right after
+	beforeGiveBack func()                     // U3, before the unit is given back
+	afterAnnounce  func(w *Worker)            // S1, between the announcement and the store of asleep
+	beforePark     func(w *Worker)            // S3, after the re-check, before parking; may be nil
+	beforeDisarm   func()                     // W3, after a tick that found nothing queued, before disarmStalls; may be nil
+	afterDisarm    func(bool)                 // W3, after disarmStalls, with what it returned; may be nil
+	afterS5        func(w *Worker, took bool) // S5 unclaimed, after the CAS, with whether w took a searching unit; may be nil
 }

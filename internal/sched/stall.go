@@ -125,8 +125,17 @@ func (p *Pool) watchStalls() {
 			m.ticks.Add(1)
 		}
 		armed, soon := p.stallTick(v, time.Now())
-		if !armed && !p.disarmStalls() {
-			return
+		if !armed {
+			if testHooks != nil && testHooks.beforeDisarm != nil {
+				testHooks.beforeDisarm()
+			}
+			again := p.disarmStalls()
+			if testHooks != nil && testHooks.afterDisarm != nil {
+				testHooks.afterDisarm(again)
+			}
+			if !again {
+				return
+			}
 		}
 		d := lookEvery
 		if soon {
@@ -156,8 +165,17 @@ func (p *Pool) disarmStalls() bool {
 	// Sequentially consistent store, then loads of ctl and the queues:
 	// W2's arming points make their work visible, then load ctl, then
 	// this state (stall.md, W3); a task made resumable, then this state.
+	//
+	// Private tasks count too, as at the tick: a worker that wants work
+	// (ctl != 0) is no reason to leave work queued since the tick's look
+	// to it. A fork published meanwhile (its P2 found the monitor still
+	// armed, and armed nothing) may have younger forks private behind it;
+	// the searcher takes the published one, and its stopSearching, which
+	// sees published work only, arms nothing; if the forker then blocks
+	// without touching its deque, only this monitor can see them
+	// (TestStallDisarmLeavesPrivateFork).
 	p.stallState.Store(stallIdle)
-	if _, resumable := p.stallWork(); resumable == 0 && (p.wantsWork() || !p.hasWork()) {
+	if queued, resumable := p.stallWork(); queued+resumable == 0 && (p.wantsWork() || !p.hasWork()) {
 		return false
 	}
 	m.mu.Lock()
