@@ -59,7 +59,7 @@ func TestStallDisarmLeavesPrivateFork(t *testing.T) {
 	sp := sched.From[sched.Pool](p)
 
 	var started atomic.Int32
-	bEnd := make(chan struct{})
+	var bEnd atomic.Bool // B computes (never blocks) until it is set
 	ch := make(chan struct{})
 	var closeCh sync.Once
 	yRan := make(chan struct{})
@@ -71,12 +71,7 @@ func TestStallDisarmLeavesPrivateFork(t *testing.T) {
 			started.Add(1)
 			for started.Load() < 2 {
 			}
-			for {
-				select {
-				case <-bEnd:
-					return
-				default:
-				}
+			for !bEnd.Load() {
 			}
 		})
 	}()
@@ -99,7 +94,7 @@ func TestStallDisarmLeavesPrivateFork(t *testing.T) {
 				return 2
 			})
 			holdSearch.Store(true)
-			close(bEnd) // B ends: its worker searches
+			bEnd.Store(true) // B ends: its worker searches
 			<-ch        // without a section, touching nothing of w's
 			y.Join(w)
 			x.Join(w)
