@@ -95,7 +95,7 @@ func TestStallDisarmLeavesPrivateFork(t *testing.T) {
 			})
 			holdSearch.Store(true)
 			bEnd.Store(true) // B ends: its worker searches
-			<-ch        // without a section, touching nothing of w's
+			<-ch             // without a section, touching nothing of w's
 			y.Join(w)
 			x.Join(w)
 		})
