@@ -275,24 +275,24 @@ func gatherSplits[E any](w *pool.Worker, data []E, lo, hi int, mids []int) (mid 
 	if len(left) == 0 {
 		return mid, false
 	}
-	// before[i] is how many misplaced elements precede left[i] (leftBefore)
-	// or right[i] (rightBefore).
-	leftBefore, rightBefore := make([]int, len(left)), make([]int, len(right))
-	total := 0
-	for i, s := range left {
-		leftBefore[i] = total
-		total += s.b - s.a
-	}
-	n := 0
-	for i, s := range right {
-		rightBefore[i] = n
-		n += s.b - s.a
-	}
+	leftBefore, total := spansBefore(left)
+	rightBefore, n := spansBefore(right)
 	if n != total {
 		panic("parallel: internal error: the two sides of a partition disagree")
 	}
 	swapSpans(w, data, left, right, leftBefore, rightBefore, 0, total)
 	return mid, true
+}
+
+// spansBefore returns, for each of spans, how many misplaced elements
+// the spans before it hold, and how many they hold in all.
+func spansBefore(spans []sortSpan) (before []int, total int) {
+	before = make([]int, len(spans))
+	for i, s := range spans {
+		before[i] = total
+		total += s.b - s.a
+	}
+	return before, total
 }
 
 // swapSpans swaps the misplaced elements k0 to k1 of the left spans with

@@ -179,9 +179,9 @@ func (w *Worker) steal() *task {
 // stealWorkers is steal's pass over the pool's workers. A spare, whose
 // index is none of theirs, tries them all.
 func (w *Worker) stealWorkers() *task {
-	ws := w.pool.workers
+	ws := w.victimWorkers()
 	n := len(ws)
-	if n == 1 && w.asSpare == nil {
+	if n == 0 {
 		return nil
 	}
 	if v := w.lastVictim; v >= 0 {
@@ -241,11 +241,9 @@ func (w *Worker) stealFrom(v *remote) *task {
 // tops first, then one heavy barrier, paid by this idle thief alone, then
 // a claim. The owners' forks and pops pay nothing for it.
 func (w *Worker) stealPrivate() *task {
-	ws := w.pool.workers
+	ws := w.victimWorkers()
 	n := len(ws)
-	// A worker of a one-worker pool has nobody to steal from; a spare
-	// standing in for that worker does (stall.md, X1).
-	if (n == 1 && w.asSpare == nil) || !wsdeque.PrivateSteals() {
+	if n == 0 || !wsdeque.PrivateSteals() {
 		return nil
 	}
 	if w.tops == nil {
@@ -278,6 +276,16 @@ func (w *Worker) stealPrivate() *task {
 			return t
 		}
 		w.counts[countFailedSteals]++
+	}
+	return nil
+}
+
+// victimWorkers returns the pool's workers for a steal pass, or none
+// when w has nobody to steal from: a worker of a one-worker pool (a spare
+// standing in for that worker does, stall.md, X1).
+func (w *Worker) victimWorkers() []*remote {
+	if ws := w.pool.workers; len(ws) > 1 || w.asSpare != nil {
+		return ws
 	}
 	return nil
 }
