@@ -112,7 +112,7 @@ func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 		// U2: count the searcher first, then claim a sleeper for it.
 		// The unit is ours until the claim hands it on.
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
-			if testHooks != nil {
+			if testHooks != nil && testHooks.searchers != nil {
 				testHooks.searchers(c + searchingOne)
 			}
 			break
@@ -126,7 +126,7 @@ func (p *Pool) wakeOnce(onlyIfNone bool, from *Worker) bool {
 	// not stored asleep yet (it re-checks every queue after that store,
 	// S2) or is leaving its sleep (S5, and then searches or sleeps
 	// again). Give the unit back; wakeOne looks again (U3a).
-	if testHooks != nil {
+	if testHooks != nil && testHooks.beforeGiveBack != nil {
 		testHooks.beforeGiveBack()
 	}
 	// A unit given back may leave ctl at 0 while a worker is idle: a
@@ -181,7 +181,7 @@ func (w *Worker) startSearching() {
 		}
 		if p.ctl.CompareAndSwap(c, c+searchingOne) {
 			w.searching = true
-			if testHooks != nil {
+			if testHooks != nil && testHooks.searchers != nil {
 				testHooks.searchers(c + searchingOne)
 			}
 			return
@@ -261,7 +261,7 @@ func (w *Worker) sleep() (cancelled bool) {
 		delta += minusSearching
 	}
 	p.ctl.Add(delta)
-	if testHooks != nil {
+	if testHooks != nil && testHooks.afterAnnounce != nil {
 		testHooks.afterAnnounce(w)
 	}
 	w.sleepState.Store(asleep)
@@ -338,7 +338,7 @@ func (w *Worker) leaveSleep(woken bool) {
 		if p.ctl.CompareAndSwap(c, nc) {
 			if take {
 				w.searching = true
-				if testHooks != nil {
+				if testHooks != nil && testHooks.searchers != nil {
 					testHooks.searchers(nc)
 				}
 			}
@@ -486,12 +486,14 @@ func (p *Pool) wakeAll() {
 // the search, sleep and wake paths only, never on the fork path.
 var testHooks *hooks
 
+// hooks are the tests' view into the sleep protocol and the stall watch
+// (export_test.go installs them). Every field may be nil.
 type hooks struct {
 	searchers      func(c uint64)             // a unit was added to searching (U1, U2); c is ctl right after
 	beforeGiveBack func()                     // U3, before the unit is given back
 	afterAnnounce  func(w *Worker)            // S1, between the announcement and the store of asleep
-	beforePark     func(w *Worker)            // S3, after the re-check, before parking; may be nil
-	beforeDisarm   func()                     // W3, after a tick that found nothing queued, before disarmStalls; may be nil
-	afterDisarm    func(bool)                 // W3, after disarmStalls, with what it returned; may be nil
-	afterS5        func(w *Worker, took bool) // S5 unclaimed, after the CAS, with whether w took a searching unit; may be nil
+	beforePark     func(w *Worker)            // S3, after the re-check, before parking
+	beforeDisarm   func()                     // W3, after a tick that found nothing queued, before disarmStalls
+	afterDisarm    func(bool)                 // W3, after disarmStalls, with what it returned
+	afterS5        func(w *Worker, took bool) // S5 unclaimed, after the CAS, with whether w took a searching unit
 }

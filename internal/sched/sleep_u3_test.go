@@ -51,7 +51,7 @@ func TestU3aGiveBackLooksAgain(t *testing.T) {
 			<-releaseA
 		}
 	}
-	testHooks = &hooks{searchers: func(uint64) {}, beforeGiveBack: beforeGiveBack, afterAnnounce: afterAnnounce}
+	testHooks = &hooks{beforeGiveBack: beforeGiveBack, afterAnnounce: afterAnnounce}
 	defer func() { testHooks = nil }()
 
 	p := New(Config{Workers: 1, DequeCapacity: 16, Name: "u3a"})
