@@ -79,13 +79,12 @@ func (w *Worker) LoopStep(more bool) (outer uint8) {
 // one step. Only the goroutine holding w may call it.
 func (w *Worker) WillNotSplit() bool { return w.loopNest == nestedMore || len(w.pool.workers) == 1 }
 
-// RunsInOneStep reports whether a loop of n iterations starting on w now
-// would run its range in one step, a loop whose steps are at least short
-// long: it would when it never splits (WillNotSplit, written out so that
-// this inlines), and when n is at
-// most short and ShouldSplit says no before the step. The loop may then
-// skip its setup and run the range as one call. Only the goroutine
-// holding w may call it.
+// RunsInOneStep reports whether a loop of n iterations, whose steps are
+// at least short long, would run its range in one step if it started on
+// w now: it would when it never splits (WillNotSplit, written out so that
+// this inlines), and when n is at most short and ShouldSplit says no
+// before the step. The loop may then skip its setup and run the range as
+// one call. Only the goroutine holding w may call it.
 func (w *Worker) RunsInOneStep(n, short uint64) bool {
 	return w.loopNest == nestedMore || len(w.pool.workers) == 1 || n <= short && !w.ShouldSplit(false)
 }
