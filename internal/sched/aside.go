@@ -25,9 +25,8 @@ import "unsafe"
 //
 //   - a parallel loop (For, ForErr, Map, Reduce, ...) run on a worker:
 //     the whole loop (AsideDue and RunAside, from package parallel);
-//   - a join's second half taken back (Join, JoinArgs, JoinAll,
-//     JoinReduce, Task.Join; zjoin.go);
-//   - a Future taken back by its forker's Join;
+//   - a forked job taken back by its join (Join, JoinArgs, JoinAll,
+//     JoinReduce, Task.Join, Future.Join: takeBack, join.go);
 //   - a task block's task taken back by the block's wait (taskblock's
 //     Run and Go bodies; takeBackUntil).
 //
@@ -124,16 +123,6 @@ func (p *Pool) startAside(w *Worker, t *task) *remote {
 		s.asSpare.first = t // before the go statement, as principal
 	})
 	return s
-}
-
-// asideJoin is aside for a job that join took back (and counted executed):
-// Future.Join's.
-func (w *Worker) asideJoin(j *job) bool {
-	if !w.aside(&j.task, &j.done) {
-		return false
-	}
-	w.counts[countExecuted]-- // the stand-in counts it
-	return true
 }
 
 // asideExec is aside for t, a task that takeBackUntil popped and would

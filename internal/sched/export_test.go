@@ -105,7 +105,7 @@ func Wait(p *Pool, e Event) { p.wait(e) }
 func PublishIfDue(w *Worker) { w.publishIfDue() }
 
 // Reset makes a set latch unset again (for the latch's own tests).
-func (l *Latch) Reset() { l.reset() }
+func (l *Latch) Reset() { l.rearm() }
 
 // Counter is a countdown event for tests: set while its count is zero,
 // reusable. It is the waiting protocol of Latch with a count, as Group's

@@ -262,22 +262,11 @@ func {{.Sig}} {
 	{{.First}}
 	state = joining
 	{{- end}}
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		if debugChecks && w.aside(&j.task, &j.done) {
-			// Run on a stand-in (X7), and finished: read as a
-			// stolen one. A separate branch, which plain builds
-			// compile away: the condition above stays the fast
-			// path's alone.
-			if p := w.stolen(&j.job, func() { {{.Take}} }); p != nil {
-				panic(p.Err)
-			}
-		} else {
-			// J1: taken back. Recycled before it runs here: the
-			// first fork inside it uses this same slot and reuses j
-			// (J4).
-			w.counts[countExecuted]++
-			{{.Inline}}
-		}
+	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
+		// J1: taken back. Recycled before it runs here: the first fork
+		// inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
+		{{.Inline}}
 	} else if p := w.stolen(&j.job, func() { {{.Take}} }); p != nil {
 		panic(p.Err)
 	}

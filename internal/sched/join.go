@@ -9,7 +9,7 @@ package sched
 // otherwise j has run elsewhere and finished (J3): j.panic tells how. It
 // must be called by the goroutine holding w.
 func (w *Worker) join(j *job) (inline bool) {
-	if w.takeBack(&j.task) {
+	if w.takeBack(j) {
 		w.counts[countExecuted]++
 		return true
 	}
@@ -17,26 +17,35 @@ func (w *Worker) join(j *job) (inline bool) {
 	return false
 }
 
-// takeBack is J1 and J2: it reports whether t, which w forked, was taken
+// takeBack is J1 and J2: it reports whether j, which w forked, was taken
 // back, and the caller must run it inline now (and count it executed);
-// if not, another worker took it. The common case, t private at the
-// bottom of the deque, is takeBackFast, inlined into the caller:
+// if not, another worker took it, and the caller waits for j.done (J3).
+// The common case, j private at the bottom of the deque, is takeBackFast,
+// inlined into the caller:
 //
-//	if w.takeBackFast(t) || w.takeBack(t) {
+//	if w.takeBackFast(j) || w.takeBack(j) {
 //		w.counts[countExecuted]++
 //		// run it inline
 //	}
-func (w *Worker) takeBack(t *task) bool {
-	if w.takeBackFast(t) {
-		return true
+//
+// In builds with debug checks a job taken back may run on a stand-in
+// instead (X7, aside.go), and takeBack reports false once it has finished
+// there: to its joiner it was stolen. That is why takeBackFast reports
+// false in those builds, so that every take-back comes here: the
+// decision stays out of plain builds and out of the fast path's
+// condition.
+func (w *Worker) takeBack(j *job) bool {
+	if !w.dq.PopPrivate(&j.task) && !w.takeBackSlow(&j.task) {
+		return false
 	}
-	return w.takeBackSlow(t)
+	return !(debugChecks && w.aside(&j.task, &j.done))
 }
 
-// takeBackFast pops t if it is the private task at the bottom of w's
+// takeBackFast pops j if it is the private task at the bottom of w's
 // deque and not the last item there (D3): no fence, no call. It reports
-// false, having changed nothing, otherwise.
-func (w *Worker) takeBackFast(t *task) bool { return w.dq.PopPrivate(t) }
+// false, having changed nothing, otherwise, and always in builds with
+// debug checks (takeBack).
+func (w *Worker) takeBackFast(j *job) bool { return !debugChecks && w.dq.PopPrivate(&j.task) }
 
 // takeBackSlow is takeBack for a task that is not the private bottom: a
 // published one, one that overflowed to the injector (claimed instead,
@@ -157,7 +166,7 @@ func (w *Worker) stolen(j *job, take func()) *Panic {
 	p := j.panic
 	take()
 	j.panic = nil
-	j.done.reset()
+	j.done.rearm()
 	w.recycle(&j.task)
 	return p
 }

@@ -129,7 +129,7 @@ func (c *latchChecker) reset() {
 	}
 	c.note("reset")
 	c.m.set = false
-	c.l.reset()
+	c.l.rearm()
 }
 
 // check compares everything observable: IsSet, the real list node by node
@@ -367,7 +367,7 @@ func TestLatchStressOneSetter(t *testing.T) {
 		for _, h := range res {
 			hows[h]++
 		}
-		l.reset() // every waiter has returned, and the setter with them
+		l.rearm() // every waiter has returned, and the setter with them
 	}
 	t.Logf("waits: %d refused, %d cancelled, %d woken", hows[waitRefused], hows[waitCancelled], hows[waitWoken])
 }

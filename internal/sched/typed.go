@@ -130,21 +130,15 @@ func (f *Future[W, T]) Join(w *Worker) T {
 			w.WaitFor(&f.done)
 		} else {
 			if w.join(&f.job) {
-				if debugChecks && w.asideJoin(&f.job) {
-					// Run on a stand-in (X7), and finished, as if
-					// stolen.
-				} else {
-					// Taken back: run it here. Its outcome is recorded
-					// and the latch set, as if it had run elsewhere,
-					// for other joins of the same future. Guard, not
-					// Capture: a Goexit in it is the future's own,
-					// recorded for its other joiners, and the task
-					// running this join reports that it was aborted
-					// by it.
-					fn := f.f
-					f.f = nil
-					w.Guard(func() { f.res = fn((*W)(unsafe.Pointer(w))) }, f.record)
-				}
+				// Taken back: run it here. Its outcome is recorded and
+				// the latch set, as if it had run elsewhere, for other
+				// joins of the same future. Guard, not Capture: a Goexit
+				// in it is the future's own, recorded for its other
+				// joiners, and the task running this join reports that
+				// it was aborted by it.
+				fn := f.f
+				f.f = nil
+				w.Guard(func() { f.res = fn((*W)(unsafe.Pointer(w))) }, f.record)
 			}
 		}
 	}

@@ -75,10 +75,10 @@ func (l *Latch) Set() {
 	}
 }
 
-// reset makes a set latch unset again, for reuse. Nobody may be waiting on
+// rearm makes a set latch unset again, for reuse. Nobody may be waiting on
 // it or still setting it: the caller must own it exclusively (for example
 // after observing it set, as the only goroutine that waits on it).
-func (l *Latch) reset() { l.head.Store(nil) }
+func (l *Latch) rearm() { l.head.Store(nil) }
 
 func (l *Latch) addWaiter(n *waiter) bool {
 	for {

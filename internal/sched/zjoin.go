@@ -47,25 +47,14 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 	}()
 	a = fa(pw)
 	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		if debugChecks && w.aside(&j.task, &j.done) {
-			// Run on a stand-in (X7), and finished: read as a
-			// stolen one. A separate branch, which plain builds
-			// compile away: the condition above stays the fast
-			// path's alone.
-			if p := w.stolen(&j.job, func() { b, j.f, j.res = j.res, nil, *new(B) }); p != nil {
-				panic(p.Err)
-			}
-		} else {
-			// J1: taken back. Recycled before it runs here: the
-			// first fork inside it uses this same slot and reuses j
-			// (J4).
-			w.counts[countExecuted]++
-			f := j.f
-			j.f = nil
-			w.recycle(&j.task)
-			b = f(pw)
-		}
+	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
+		// J1: taken back. Recycled before it runs here: the first fork
+		// inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
+		f := j.f
+		j.f = nil
+		w.recycle(&j.task)
+		b = f(pw)
 	} else if p := w.stolen(&j.job, func() { b, j.f, j.res = j.res, nil, *new(B) }); p != nil {
 		panic(p.Err)
 	}
@@ -114,25 +103,14 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 	}()
 	ra = f(pw, a)
 	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		if debugChecks && w.aside(&j.task, &j.done) {
-			// Run on a stand-in (X7), and finished: read as a
-			// stolen one. A separate branch, which plain builds
-			// compile away: the condition above stays the fast
-			// path's alone.
-			if p := w.stolen(&j.job, func() { rb, j.f, j.arg, j.res = j.res, nil, *new(A), *new(R) }); p != nil {
-				panic(p.Err)
-			}
-		} else {
-			// J1: taken back. Recycled before it runs here: the
-			// first fork inside it uses this same slot and reuses j
-			// (J4).
-			w.counts[countExecuted]++
-			arg := j.arg
-			j.f, j.arg = nil, *new(A)
-			w.recycle(&j.task)
-			rb = f(pw, arg)
-		}
+	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
+		// J1: taken back. Recycled before it runs here: the first fork
+		// inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
+		arg := j.arg
+		j.f, j.arg = nil, *new(A)
+		w.recycle(&j.task)
+		rb = f(pw, arg)
 	} else if p := w.stolen(&j.job, func() { rb, j.f, j.arg, j.res = j.res, nil, *new(A), *new(R) }); p != nil {
 		panic(p.Err)
 	}
@@ -189,25 +167,14 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 	left := JoinSlice(w, f, args[:mid], lout, combine)
 	var right R
 	state = joining
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		if debugChecks && w.aside(&j.task, &j.done) {
-			// Run on a stand-in (X7), and finished: read as a
-			// stolen one. A separate branch, which plain builds
-			// compile away: the condition above stays the fast
-			// path's alone.
-			if p := w.stolen(&j.job, func() { right, j.args, j.out, j.res = j.res, nil, nil, *new(R) }); p != nil {
-				panic(p.Err)
-			}
-		} else {
-			// J1: taken back. Recycled before it runs here: the
-			// first fork inside it uses this same slot and reuses j
-			// (J4).
-			w.counts[countExecuted]++
-			rargs := j.args
-			j.args, j.out = nil, nil
-			w.recycle(&j.task)
-			right = JoinSlice(w, f, rargs, rout, combine)
-		}
+	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
+		// J1: taken back. Recycled before it runs here: the first fork
+		// inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
+		rargs := j.args
+		j.args, j.out = nil, nil
+		w.recycle(&j.task)
+		right = JoinSlice(w, f, rargs, rout, combine)
 	} else if p := w.stolen(&j.job, func() { right, j.args, j.out, j.res = j.res, nil, nil, *new(R) }); p != nil {
 		panic(p.Err)
 	}
@@ -278,25 +245,14 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 		w.checkFork("forkjoin.Task.Join") // panics, naming the mistake (debug.go)
 	}
 	j.gen++ // even: joined
-	if w.takeBackFast(&j.task) || w.takeBack(&j.task) {
-		if debugChecks && w.aside(&j.task, &j.done) {
-			// Run on a stand-in (X7), and finished: read as a
-			// stolen one. A separate branch, which plain builds
-			// compile away: the condition above stays the fast
-			// path's alone.
-			if p := w.stolen(&j.job, func() { r, j.f, j.res = j.res, nil, *new(T) }); p != nil {
-				panic(p.Err)
-			}
-		} else {
-			// J1: taken back. Recycled before it runs here: the
-			// first fork inside it uses this same slot and reuses j
-			// (J4).
-			w.counts[countExecuted]++
-			f := j.f
-			j.f = nil
-			w.recycle(&j.task)
-			r = f(pw)
-		}
+	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
+		// J1: taken back. Recycled before it runs here: the first fork
+		// inside it uses this same slot and reuses j (J4).
+		w.counts[countExecuted]++
+		f := j.f
+		j.f = nil
+		w.recycle(&j.task)
+		r = f(pw)
 	} else if p := w.stolen(&j.job, func() { r, j.f, j.res = j.res, nil, *new(T) }); p != nil {
 		panic(p.Err)
 	}
