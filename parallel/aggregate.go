@@ -34,11 +34,8 @@ func Max[S ~[]E, E cmp.Ordered](r pool.Runner, s S, opts ...Option) E {
 // pieces may be reduced and combined in any grouping; the choice between
 // them is made once per piece, not per element.
 func extreme[S ~[]E, E cmp.Ordered](r pool.Runner, call string, s S, largest bool, opts []Option) E {
-	if len(s) == 0 {
-		panic("parallel: " + call + " of an empty slice")
-	}
-	w := enter(r)
-	if oneStep(w, uint64(len(s)), opts) {
+	w, one := extremeStart(r, call, len(s), opts)
+	if one {
 		return inOneStep(w, func(_ *pool.Worker, lo, hi int) E { return extremeOf(s[lo:hi], largest) }, 0, len(s))
 	}
 	return reduceSlice(r, w, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {
@@ -49,6 +46,17 @@ func extreme[S ~[]E, E cmp.Ordered](r pool.Runner, call string, s S, largest boo
 		}
 		return min(a, b)
 	}, opts)
+}
+
+// extremeStart is the start of extreme and extremeFunc, of a slice of n
+// elements: it panics if there are none, and returns the caller's worker
+// (enter) and whether the call runs in one step there (oneStep).
+func extremeStart(r pool.Runner, call string, n int, opts []Option) (w *pool.Worker, one bool) {
+	if n == 0 {
+		panic("parallel: " + call + " of an empty slice")
+	}
+	w = enter(r)
+	return w, oneStep(w, uint64(n), opts)
 }
 
 // extremeOf is the built-in min (largest false) or max of the elements of
@@ -101,11 +109,8 @@ func extremeFunc[S ~[]E, E any](r pool.Runner, call string, s S, cmp func(a, b E
 	if cmp == nil {
 		panic("parallel: " + call + " with a nil cmp function")
 	}
-	if len(s) == 0 {
-		panic("parallel: " + call + " of an empty slice")
-	}
-	w := enter(r)
-	if oneStep(w, uint64(len(s)), opts) {
+	w, one := extremeStart(r, call, len(s), opts)
+	if one {
 		return inOneStep(w, func(_ *pool.Worker, lo, hi int) E { return extremeFuncOf(s[lo:hi], cmp, largest) }, 0, len(s))
 	}
 	return reduceSlice(r, w, call, len(s), s[0], func(_ *pool.Worker, lo, hi int) E {

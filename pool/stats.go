@@ -102,17 +102,24 @@ type WorkerStats struct {
 func (p *Pool) Stats() Stats {
 	p.check("Stats")
 	ss := p.sched().Snapshot()
-	s := Stats{Workers: make([]WorkerStats, len(ss.Workers)), Submitted: ss.Submitted}
+	s := Stats{Submitted: ss.Submitted}
 	s.Blocking, s.MostBlocking = ss.Blocking, ss.MostBlocking
 	s.Spares, s.SparesStarted, s.Stalls, s.SparesAtLimit = ss.Spares, ss.SparesStarted, ss.Stalls, ss.SparesAtLimit
 	s.HandOvers = ss.HandOvers
+	s.setWorkers(ss.Workers)
+	return s
+}
+
+// setWorkers sets s.Workers and s.Total, their sum, from the workers'
+// counters.
+func (s *Stats) setWorkers(cs []sched.Counters) {
+	s.Workers = make([]WorkerStats, len(cs))
 	var total sched.Counters
-	for i, c := range ss.Workers {
+	for i, c := range cs {
 		s.Workers[i] = workerStats(c)
 		total = total.Plus(c)
 	}
 	s.Total = workerStats(total)
-	return s
 }
 
 // workerStats and counters convert between a worker's counters as the
@@ -127,22 +134,20 @@ func (w WorkerStats) counters() sched.Counters { return *(*sched.Counters)(unsaf
 // same pool: the activity in between. The gauges (Parked, Blocking,
 // MostBlocking, Spares) are s's own.
 func (s Stats) Sub(earlier Stats) Stats {
-	d := Stats{Workers: make([]WorkerStats, len(s.Workers)), Submitted: s.Submitted - earlier.Submitted}
+	d := Stats{Submitted: s.Submitted - earlier.Submitted}
 	d.Blocking, d.MostBlocking = s.Blocking, s.MostBlocking
 	d.Spares = s.Spares
 	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
 	d.SparesAtLimit = s.SparesAtLimit - earlier.SparesAtLimit
 	d.HandOvers = s.HandOvers - earlier.HandOvers
-	var total sched.Counters
+	cs := make([]sched.Counters, len(s.Workers))
 	for i := range s.Workers {
-		a := s.Workers[i].counters()
+		cs[i] = s.Workers[i].counters()
 		if i < len(earlier.Workers) {
-			a = a.Minus(earlier.Workers[i].counters()) // the gauge Parked: the later value
+			cs[i] = cs[i].Minus(earlier.Workers[i].counters()) // the gauge Parked: the later value
 		}
-		d.Workers[i] = workerStats(a)
-		total = total.Plus(a)
 	}
-	d.Total = workerStats(total)
+	d.setWorkers(cs)
 	return d
 }
 
