@@ -1,7 +1,6 @@
 package taskblock_test
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -92,18 +91,19 @@ func sumBlockCut(w *pool.Worker, n *treeNode, depth, cut int) int {
 
 // sumBlockGoroutines is sumBlock that also records, at every node, the
 // largest number of goroutines seen, to check that deep nesting does not
-// pile up parked goroutines.
-func sumBlockGoroutines(w *pool.Worker, n *treeNode, maxG *atomic.Int64) int {
+// pile up parked goroutines; a count above over is made exact
+// (fjtest.NumGoroutine).
+func sumBlockGoroutines(w *pool.Worker, n *treeNode, maxG *atomic.Int64, over int64) int {
 	if n == nil {
 		return 0
 	}
-	if g := int64(runtime.NumGoroutine()); g > maxG.Load() {
+	if g := int64(fjtest.NumGoroutine(int(over))); g > maxG.Load() {
 		maxG.Store(g) // racy maximum: good enough for a bound
 	}
 	var left, right int
 	taskblock.Define(w, func(b *taskblock.Block) {
-		b.Run(func(w *pool.Worker) { left = sumBlockGoroutines(w, n.left, maxG) })
-		b.Run(func(w *pool.Worker) { right = sumBlockGoroutines(w, n.right, maxG) })
+		b.Run(func(w *pool.Worker) { left = sumBlockGoroutines(w, n.left, maxG, over) })
+		b.Run(func(w *pool.Worker) { right = sumBlockGoroutines(w, n.right, maxG, over) })
 	})
 	return n.value + left + right
 }
@@ -148,10 +148,13 @@ func TestTreeWalkDepth20(t *testing.T) {
 	}
 	for _, workers := range counts {
 		p := pool.New(pool.WithWorkers(workers))
-		before := runtime.NumGoroutine()
+		before := fjtest.NumGoroutine(0) // exact
+		limit := int64(workers * 20 * 10)
 		var maxG atomic.Int64
 		var got int
-		taskblock.Define(p, func(b *taskblock.Block) { got = sumBlockGoroutines(b.Worker(), tree, &maxG) })
+		taskblock.Define(p, func(b *taskblock.Block) {
+			got = sumBlockGoroutines(b.Worker(), tree, &maxG, int64(before)+limit)
+		})
 		if got != want {
 			t.Fatalf("workers=%d depth=20: sum = %d, want %d", workers, got, want)
 		}
@@ -159,7 +162,7 @@ func TestTreeWalkDepth20(t *testing.T) {
 		// and worker; a goroutine per node (or per block) would be a
 		// million. The bound is loose on purpose.
 		extra := maxG.Load() - int64(before)
-		if limit := int64(workers * 20 * 10); extra > limit {
+		if extra > limit {
 			t.Errorf("workers=%d depth=20: up to %d goroutines beyond the %d before the walk, want at most %d",
 				workers, extra, before, limit)
 		}

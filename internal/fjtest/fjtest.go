@@ -3,6 +3,7 @@
 package fjtest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"runtime"
@@ -89,3 +90,29 @@ func Stress(n, long, small int) int {
 // the environment, as .ci/run sets it. Without it, `go test ./...` stays
 // quick for users, and stress tests run a smaller, still meaningful size.
 func Long() bool { return os.Getenv("FJ_LONG") != "" }
+
+// NumGoroutine returns the number of goroutines, as runtime.NumGoroutine
+// does, but exact whenever it is above over. The runtime's count is read
+// without a lock and says so (runtime.gcount): while dead goroutines move
+// between its free lists it can be off by thousands for an instant, which
+// a test bounding the goroutines a computation keeps (parked carriers)
+// would take for a leak. A count above over is taken again from a
+// goroutine dump, which stops the world: rare, as long as over bounds
+// what the test expects.
+func NumGoroutine(over int) int {
+	if n := runtime.NumGoroutine(); n <= over {
+		return n
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	// Each goroutine's record starts with "goroutine N [...]:", at the
+	// start of the dump or after the blank line that ends the last one.
+	return bytes.Count(buf, []byte("\n\ngoroutine ")) + 1
+}
