@@ -209,9 +209,11 @@ func (g *Group) RunOpener(w *Worker, body func(), bodyFailed func(p *Panic)) {
 	}()
 	body()
 	waiting = true
-	g.inliner = w.cur
-	g.Wait(w)
-	g.inliner = nil
+	if !g.IsSet() { // no task pending (none forked, or all finished): no wait
+		g.inliner = w.cur
+		g.Wait(w)
+		g.inliner = nil
+	}
 	returned = true
 }
 
