@@ -99,6 +99,14 @@ type control struct {
 	ctxFirst bool  // the context ended before any body failed and before any Stop
 }
 
+// controlled starts a call that runs loops of its own (Filter, Scan): it
+// returns the call's configuration and the control made from it, which
+// the caller must finish.
+func controlled(call string, opts []Option) (config, *control) {
+	c := parse(call, optsLoop, opts)
+	return c, newControl(&c)
+}
+
 // newControl prepares a call's control from its options. The caller must
 // call finish (which unwatches the context) once the call's work has
 // ended.

@@ -38,8 +38,7 @@ func Filter[S ~[]E, E any](r pool.Runner, s S, keep func(E) bool, opts ...Option
 	// The options first, whatever the input: a WithContext option is
 	// used up, and its context ends when Filter returns, also on an
 	// empty slice.
-	c := parse("Filter", optsLoop, opts)
-	ctl := newControl(&c)
+	c, ctl := controlled("Filter", opts)
 	defer ctl.finish()
 	n := len(s)
 	if n == 0 || ctl.stopped() {

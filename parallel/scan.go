@@ -32,8 +32,7 @@ func Scan[S ~[]E, E any](r pool.Runner, s S, op func(a, b E) E, opts ...Option) 
 	// The options first, whatever the input: a WithContext option is
 	// used up, and its context ends when Scan returns, also on a slice
 	// too short to scan.
-	c := parse("Scan", optsLoop, opts)
-	ctl := newControl(&c)
+	c, ctl := controlled("Scan", opts)
 	defer ctl.finish()
 	n := len(s)
 	if n < 2 || ctl.stopped() {
