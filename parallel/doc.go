@@ -44,7 +44,7 @@
 //	Reduce                      yes    stop; partial result        yes
 //	ReduceErr                   yes    stop; return the cause      yes
 //	ForSeq, MapSeq              batch  stop pulling                panics
-//	ForSeqErr                   batch  stop; return the cause      panics
+//	ForSeqErr, MapSeqErr        batch  stop; return the cause      panics
 //	Scan                        yes    elements original or final  panics
 //	Filter                      yes    nil                         panics
 //	Sum, Min, Max, MinFunc,

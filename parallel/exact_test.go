@@ -95,6 +95,10 @@ func errForms(r pool.Runner, n int, fail func(i int) error, opts ...parallel.Opt
 		"ForSeqErr": func() error {
 			return parallel.ForSeqErr(r, slices.Values(items), func(_ *pool.Worker, i int) error { return fail(i) }, opts...)
 		},
+		"MapSeqErr": func() error {
+			_, err := parallel.MapSeqErr(r, slices.Values(items), func(_ *pool.Worker, i int) (int, error) { return i, fail(i) }, opts...)
+			return err
+		},
 	}
 }
 
@@ -108,7 +112,7 @@ func TestWithContextCauseIsTheReturnedError(t *testing.T) {
 	rounds := fjtest.Stress(2_000, 10_000, 500) // 10,000 with FJ_LONG: 10 s on two cores
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
-		for _, form := range []string{"ForErr", "ForRangeErr", "MapErr", "ReduceErr", "ForSeqErr"} {
+		for _, form := range []string{"ForErr", "ForRangeErr", "MapErr", "ReduceErr", "ForSeqErr", "MapSeqErr"} {
 			differ := 0
 			for round := range rounds {
 				errs := [2]error{fmt.Errorf("item 0 of round %d", round), fmt.Errorf("item 1 of round %d", round)}
@@ -155,7 +159,7 @@ func TestWithContextParentCauseWins(t *testing.T) {
 	const n = 8
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
-		for _, form := range []string{"ForErr", "MapErr", "ForSeqErr"} {
+		for _, form := range []string{"ForErr", "MapErr", "ForSeqErr", "MapSeqErr"} {
 			for round := range 40 {
 				parent, cancel := context.WithCancelCause(context.Background())
 				cause := fmt.Errorf("parent cancelled in round %d", round)
@@ -228,7 +232,10 @@ func panicking(r pool.Runner, s []int, at int, boom any, opts ...parallel.Option
 		"ForSeqErr": func() {
 			_ = parallel.ForSeqErr(r, seq, func(_ *pool.Worker, x int) error { f(x); return nil }, opts...)
 		},
-		"MapSeq":         func() { parallel.MapSeq(r, seq, func(_ *pool.Worker, x int) int { f(x); return x }, opts...) },
+		"MapSeq": func() { parallel.MapSeq(r, seq, func(_ *pool.Worker, x int) int { f(x); return x }, opts...) },
+		"MapSeqErr": func() {
+			_, _ = parallel.MapSeqErr(r, seq, func(_ *pool.Worker, x int) (int, error) { f(x); return x, nil }, opts...)
+		},
 		"Scan":           func() { parallel.Scan(r, slices.Clone(s), func(a, b int) int { f(a); f(b); return b }, opts...) },
 		"Filter":         func() { parallel.Filter(r, s, yes, opts...) },
 		"MinFunc":        func() { parallel.MinFunc(r, s, cmpP, opts...) },

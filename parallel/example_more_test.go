@@ -235,6 +235,25 @@ func ExampleMapSeq() {
 	// Output: [FORK JOIN STEAL]
 }
 
+func ExampleMapSeqErr() {
+	p := pool.New()
+	defer p.Close()
+
+	// Parse lines as they are read; the first bad one stops the reading.
+	lines := slices.Values([]string{"12", "7", "x", "40"})
+	ns, err := parallel.MapSeqErr(p, lines, func(_ *pool.Worker, s string) (int, error) {
+		return strconv.Atoi(s)
+	})
+	fmt.Println(ns, err)
+	ns, err = parallel.MapSeqErr(p, slices.Values([]string{"12", "7", "40"}), func(_ *pool.Worker, s string) (int, error) {
+		return strconv.Atoi(s)
+	})
+	fmt.Println(ns, err)
+	// Output:
+	// [] strconv.Atoi: parsing "x": invalid syntax
+	// [12 7 40] <nil>
+}
+
 func ExamplePerWorker() {
 	p := pool.New()
 	defer p.Close()

@@ -40,9 +40,12 @@ func optionCalls(r pool.Runner, s []int, opts ...parallel.Option) map[string]fun
 		"MapErr": func() {
 			_, _ = parallel.MapErr(r, s, func(_ *pool.Worker, x int) (int, error) { return x, nil }, opts...)
 		},
-		"ForSeq":         func() { parallel.ForSeq(r, seq, body, opts...) },
-		"ForSeqErr":      func() { _ = parallel.ForSeqErr(r, seq, func(*pool.Worker, int) error { return nil }, opts...) },
-		"MapSeq":         func() { parallel.MapSeq(r, seq, func(_ *pool.Worker, x int) int { return x }, opts...) },
+		"ForSeq":    func() { parallel.ForSeq(r, seq, body, opts...) },
+		"ForSeqErr": func() { _ = parallel.ForSeqErr(r, seq, func(*pool.Worker, int) error { return nil }, opts...) },
+		"MapSeq":    func() { parallel.MapSeq(r, seq, func(_ *pool.Worker, x int) int { return x }, opts...) },
+		"MapSeqErr": func() {
+			_, _ = parallel.MapSeqErr(r, seq, func(_ *pool.Worker, x int) (int, error) { return x, nil }, opts...)
+		},
 		"Scan":           func() { parallel.Scan(r, slices.Clone(s), add, opts...) },
 		"Filter":         func() { parallel.Filter(r, s, yes, opts...) },
 		"Sum":            func() { parallel.Sum(r, s, opts...) },

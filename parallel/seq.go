@@ -87,30 +87,67 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 	if f == nil {
 		panic("parallel: MapSeq with a nil function")
 	}
+	res, _ := mapSeq(r, "MapSeq", seq, opts, func(w *pool.Worker, e E) (R, error) { return f(w, e), nil })
+	return res
+}
+
+// MapSeqErr is MapSeq for a function that can fail, with ForSeqErr's
+// semantics: the first error stops pulling and skips the batches not
+// started, and MapSeqErr returns nil and that error once the running
+// batches have ended; with a Context option that ends, it returns nil and
+// context.Cause(ctx), unless a body failed first or every item had
+// already run. Otherwise it returns f's results in the order of seq, and
+// nil; after a Stop (a break) the result covers a prefix of seq and holds
+// R's zero value where f did not run, as in MapSeq.
+func MapSeqErr[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E) (R, error), opts ...Option) ([]R, error) {
+	if seq == nil {
+		panic("parallel: MapSeqErr with a nil sequence")
+	}
+	if f == nil {
+		panic("parallel: MapSeqErr with a nil function")
+	}
+	res, err := mapSeq(r, "MapSeqErr", seq, opts, f)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// mapSeq is the one body of MapSeq and MapSeqErr: the results of the
+// items pulled, and the call's error (which MapSeq, with no error of its
+// own to report, drops: its result covers a prefix then).
+func mapSeq[E, R any](r pool.Runner, call string, seq iter.Seq[E], opts []Option, f func(w *pool.Worker, e E) (R, error)) ([]R, error) {
 	// Each batch writes its own slice: the list of batches grows on the
 	// puller (on whatever goroutine seq yields from, one at a time)
 	// while workers fill earlier ones.
 	var outs []*[]R
 	total := 0
-	seqCall(r, "MapSeq", seq, opts, func(items []E) func(*pool.Worker, int, E) error {
+	err := seqCall(r, call, seq, opts, func(items []E) func(*pool.Worker, int, E) error {
 		out := make([]R, len(items))
 		outs = append(outs, &out)
 		total += len(items)
-		return func(w *pool.Worker, i int, e E) error { out[i] = f(w, e); return nil }
+		return func(w *pool.Worker, i int, e E) error {
+			v, err := f(w, e)
+			if err != nil {
+				return err // before the store, as in MapErr
+			}
+			out[i] = v
+			return nil
+		}
 	})
 	res := make([]R, 0, total)
 	for _, o := range outs {
 		res = append(res, *o...)
 	}
-	return res
+	return res, err
 }
 
-// seqCall is the one body of ForSeq, ForSeqErr and MapSeq (call names it
-// in panics about its options): it pulls seq in batches and runs each as
-// a task, calling batch(items) on the puller as each batch is cut, then
-// the function it returns for every item of the batch, in order, with
-// the item's index in the batch, until the call stops or one fails. It
-// returns the call's error.
+// seqCall is the one body of ForSeq, ForSeqErr, MapSeq and MapSeqErr
+// (call names it in panics about its options): it pulls seq in batches
+// and runs each as a task, calling batch(items) on the puller as each
+// batch is cut, then the function it returns for every item of the batch,
+// in order, with the item's index in the batch, until the call stops or
+// one fails. It returns the call's error.
 func seqCall[E any](r pool.Runner, call string, seq iter.Seq[E], opts []Option, batch func(items []E) func(w *pool.Worker, i int, e E) error) error {
 	c := parse(call, optsLoop, opts)
 	ctl := newControl(&c)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,9 +21,9 @@ import (
 // 24): bodies that wait on the call's context, sequences that yield from
 // a goroutine of their own, and channel worklists fed by the bodies.
 
-// seqForms runs the three Seq calls over seq, the sequence 0..n-1, with
-// body, given opts, and returns ForSeqErr's error, or an error if
-// MapSeq's result is not in order (items whose function did not run, in
+// seqForms runs the four Seq calls over seq, the sequence 0..n-1, with
+// body, given opts, and returns ForSeqErr's or MapSeqErr's error, or an error if
+// MapSeq's or MapSeqErr's result is not in order (items whose function did not run, in
 // a call that stopped, hold 0; their callers check what ran through
 // body).
 func seqForms(r pool.Runner, seq iter.Seq[int], body func(w *pool.Worker, i int) error, opts ...parallel.Option) map[string]func() error {
@@ -32,6 +33,21 @@ func seqForms(r pool.Runner, seq iter.Seq[int], body func(w *pool.Worker, i int)
 			return nil
 		},
 		"ForSeqErr": func() error { return parallel.ForSeqErr(r, seq, body, opts...) },
+		"MapSeqErr": func() error {
+			out, err := parallel.MapSeqErr(r, seq, func(w *pool.Worker, i int) (int, error) { return i, body(w, i) }, opts...)
+			if err != nil {
+				if out != nil {
+					return fmt.Errorf("MapSeqErr returned %d results with its error %w", len(out), err)
+				}
+				return err
+			}
+			for i, x := range out {
+				if x != i && x != 0 {
+					return fmt.Errorf("MapSeqErr: out[%d] = %d", i, x)
+				}
+			}
+			return nil
+		},
 		"MapSeq": func() error {
 			out := parallel.MapSeq(r, seq, func(w *pool.Worker, i int) int { _ = body(w, i); return i }, opts...)
 			for i, x := range out {
@@ -55,7 +71,7 @@ func TestSeqWithContextStartsEveryItem(t *testing.T) {
 	const n = 200
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
-		for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq"} {
+		for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq", "MapSeqErr"} {
 			for rep := range 5 {
 				opt, _ := parallel.WithContext(context.Background())
 				var started atomic.Int64
@@ -89,12 +105,13 @@ func TestSeqWithContextStartsEveryItem(t *testing.T) {
 func errgroupShape(t *testing.T, p *pool.Pool, form string, n, k int) {
 	t.Helper()
 	errK := fmt.Errorf("item %d failed", k)
+	errForm := strings.HasSuffix(form, "Err")
 	opt, ctx := parallel.WithContext(context.Background())
 	var flag parallel.StopFlag
 	seq, _ := counting(t, n)
 	err := seqForms(p, seq, func(_ *pool.Worker, i int) error {
 		if i == k {
-			if form == "ForSeqErr" {
+			if errForm {
 				return errK
 			}
 			flag.Stop()
@@ -104,11 +121,11 @@ func errgroupShape(t *testing.T, p *pool.Pool, form string, n, k int) {
 		return ctx.Err()
 	}, opt, parallel.Stop(&flag))[form]()
 	switch {
-	case form == "ForSeqErr" && err != errK:
+	case errForm && err != errK:
 		t.Errorf("%s, n=%d, item %d fails: returned %v, want its error", form, n, k, err)
-	case form == "ForSeqErr" && context.Cause(ctx) != errK:
+	case errForm && context.Cause(ctx) != errK:
 		t.Errorf("%s, n=%d, item %d fails: the bodies' context ended with %v, want the error", form, n, k, context.Cause(ctx))
-	case form != "ForSeqErr" && (err != nil || !flag.Stopped()):
+	case !errForm && (err != nil || !flag.Stopped()):
 		t.Errorf("%s, n=%d, item %d stops: %v, stopped %v", form, n, k, err, flag.Stopped())
 	}
 }
@@ -121,7 +138,7 @@ func TestSeqWithContextErrgroupShape(t *testing.T) {
 	const n = 200
 	for _, workers := range []int{1, 2, 4} {
 		p := pool.New(pool.WithWorkers(workers))
-		for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq"} {
+		for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq", "MapSeqErr"} {
 			for _, k := range []int{0, 1, 9, 17, 150, n - 1} {
 				errgroupShape(t, p, form, n, k)
 			}
@@ -138,7 +155,7 @@ func TestSeqWithContextErrgroupShapeLarge(t *testing.T) {
 	fjtest.Deadline(t, 2*time.Minute)
 	p := pool.New(pool.WithWorkers(2))
 	defer p.Close()
-	for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq"} {
+	for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq", "MapSeqErr"} {
 		for rep := 0; rep < 5; rep++ {
 			errgroupShape(t, p, form, 1000, 700)
 		}
@@ -200,7 +217,7 @@ func TestForSeqYieldsFromAnotherGoroutine(t *testing.T) {
 		for name, source := range sources {
 			for _, n := range []int{0, 1, 100, fjtest.Small(20_000, 3_000)} {
 				for _, g := range []parallel.Option{nil, parallel.Grain(1)} {
-					for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq"} {
+					for _, form := range []string{"ForSeq", "ForSeqErr", "MapSeq", "MapSeqErr"} {
 						seen := make([]atomic.Int32, n)
 						if err := seqForms(p, source(n), func(w *pool.Worker, i int) error {
 							if w == nil || w.Pool() != p {

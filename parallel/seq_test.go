@@ -241,6 +241,10 @@ func TestSeqNilArgumentsPanic(t *testing.T) {
 		"ForSeqErr with a nil body":     func() { _ = parallel.ForSeqErr(p, seq, nil) },
 		"MapSeq with a nil sequence":    func() { parallel.MapSeq[int](p, nil, func(*pool.Worker, int) int { return 0 }) },
 		"MapSeq with a nil function":    func() { parallel.MapSeq[int, int](p, seq, nil) },
+		"MapSeqErr with a nil sequence": func() {
+			_, _ = parallel.MapSeqErr[int](p, nil, func(*pool.Worker, int) (int, error) { return 0, nil })
+		},
+		"MapSeqErr with a nil function": func() { _, _ = parallel.MapSeqErr[int, int](p, seq, nil) },
 	} {
 		if r := fjtest.Catch(f); !strings.Contains(fmt.Sprint(r), name) {
 			t.Errorf("panic %v, want one saying %q", r, name)
