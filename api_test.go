@@ -248,3 +248,58 @@ func checkDecl(t *testing.T, fset *token.FileSet, pkg string, decl ast.Decl, int
 		}
 	}
 }
+
+// Nor does the prose go doc shows (the package doc, and the doc comments of
+// exported names and of exported fields): design notes under internal/ are
+// reached through docs/how-it-works.md, which a user reading go doc has no
+// way to open from there.
+func TestDocProseNamesNothingInternal(t *testing.T) {
+	for _, pkg := range publicPackages {
+		_, d := exported(t, pkg)
+		check := func(what, text string) {
+			if strings.Contains(text, "internal/") {
+				t.Errorf("%s: the doc of %s mentions %q", pkg, what, line(text, "internal/"))
+			}
+		}
+		fields := func(what string, decl *ast.GenDecl) {
+			ast.Inspect(decl, func(n ast.Node) bool {
+				if f, ok := n.(*ast.Field); ok {
+					check(what+" (a field)", f.Doc.Text()+f.Comment.Text())
+				}
+				return true
+			})
+		}
+		check("package "+d.Name, d.Doc)
+		values := func(vs []*doc.Value) {
+			for _, v := range vs {
+				check(strings.Join(v.Names, ", "), v.Doc)
+			}
+		}
+		funcs := func(fs []*doc.Func) {
+			for _, f := range fs {
+				check(f.Name, f.Doc)
+			}
+		}
+		values(d.Consts)
+		values(d.Vars)
+		funcs(d.Funcs)
+		for _, ty := range d.Types {
+			check(ty.Name, ty.Doc)
+			fields(ty.Name, ty.Decl)
+			values(ty.Consts)
+			values(ty.Vars)
+			funcs(ty.Funcs)
+			funcs(ty.Methods)
+		}
+	}
+}
+
+// line returns the line of text that contains s.
+func line(text, s string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}

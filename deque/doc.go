@@ -37,6 +37,6 @@
 // publishes it because another worker is idle. This package is that deque
 // with every push published at once. The step-by-step argument that no
 // item is lost or taken twice, for both, is in the design note beside the
-// scheduler's copy of the code (internal/wsdeque/wsdeque.md in the source
-// tree).
+// scheduler's copy of the code, which docs/how-it-works.md in the source
+// tree leads to.
 package deque

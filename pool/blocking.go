@@ -12,11 +12,15 @@ import (
 // tasks on another goroutine, as it does while a join waits; when f
 // returns, the task waits for its worker to reach a point between two
 // tasks and resumes there. A task that blocks without a section holds its
-// worker for as long as it blocks, and nothing else runs there: with every
-// worker held so, work queued behind them waits, and if the blocked tasks
-// wait for that work (a channel it fills, a fork of their own), it waits
-// until the pool detects the stall (see StallReport: a threshold of 1 s by
-// default) and runs it on a spare worker.
+// worker for as long as it blocks, and nothing else runs there: work
+// queued behind it waits, and if the task waits for that work (a channel
+// it fills, a fork of its own), only the pool's stall watch saves it. The
+// watch looks at each worker about every millisecond, whatever the others
+// do, and about a millisecond after a worker's task starts to wait while
+// work waits for the worker, a spare worker takes that work; the block is
+// reported once, a threshold later (see StallReport; 50 ms by default,
+// WithStallThreshold). So a forgotten section costs a millisecond or so
+// and a spare's goroutine; a section costs neither.
 //
 //	parallel.For(w, 0, len(paths), func(w *pool.Worker, i int) {
 //		var data []byte

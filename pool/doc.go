@@ -20,8 +20,8 @@
 // and then steals the oldest task from a random other worker, starting
 // with the last one it stole from successfully. After a bounded search it
 // sleeps; a worker that publishes work wakes a sleeper if no worker is
-// searching (internal/sched/sleep.md has the protocol and why no wake-up is
-// lost).
+// searching (docs/how-it-works.md, in the source tree, leads to the
+// protocol and why no wake-up is lost).
 //
 // # Greedy
 //
@@ -41,8 +41,8 @@
 // barrier does not exist (systems other than Linux, architectures other
 // than amd64, kernels that refuse it), a private fork waits for its
 // forker's next fork, join, loop step or task boundary once a thief took
-// the forks older than it (internal/wsdeque/wsdeque.md, "Where there is
-// no heavy barrier").
+// the forks older than it (the deque's design note, "Where there is no
+// heavy barrier", reached from docs/how-it-works.md).
 //
 // # Waiting
 //
@@ -53,7 +53,7 @@
 // work. When the awaited task finishes, the parked task gets its worker
 // back and resumes. No task ever runs on top of a waiting one, which is
 // what makes every acyclic graph of joins deadlock-free
-// (internal/sched/carrier.md explains why).
+// (docs/how-it-works.md leads to the argument).
 //
 // # Blocking
 //
