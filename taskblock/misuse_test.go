@@ -272,3 +272,63 @@ func TestGoexitInBodyReportedAsSuch(t *testing.T) {
 		t.Errorf("message %q does not say the body called runtime.Goexit", msg)
 	}
 }
+
+// Go and GoFrom, the forks of a block from DefineErr, panic like Run from a
+// goroutine that is not running a task of the block's pool, every time, in
+// every build, naming the mistake, and start nothing: Go from a goroutine
+// the body started, or from a task of another pool; GoFrom given the body's
+// worker on a goroutine that does not hold it.
+func TestGoFromForeignGoroutinePanics(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	q := pool.New(pool.WithWorkers(1))
+	defer q.Close()
+	const foreign = "Go called from a goroutine that is not running a task of the block's pool"
+	cases := []struct {
+		name, want string
+		fork       func(b *taskblock.Block, f func(*pool.Worker) error) any
+	}{
+		{"Go from a goroutine", foreign, func(b *taskblock.Block, f func(*pool.Worker) error) any {
+			done := make(chan any)
+			go func() {
+				defer func() { done <- recover() }()
+				b.Go(f)
+			}()
+			return <-done
+		}},
+		{"Go from a task of another pool", foreign, func(b *taskblock.Block, f func(*pool.Worker) error) (got any) {
+			q.Run(func(*pool.Worker) { got = catch(func() { b.Go(f) }) })
+			return got
+		}},
+		{"GoFrom from a goroutine", "taskblock.Block.GoFrom with the *pool.Worker", func(b *taskblock.Block, f func(*pool.Worker) error) any {
+			bodyW := b.Worker()
+			done := make(chan any)
+			go func() {
+				defer func() { done <- recover() }()
+				b.GoFrom(bodyW, f)
+			}()
+			return <-done
+		}},
+	}
+	for _, c := range cases {
+		for i := 0; i < 50; i++ {
+			var got any
+			var ran atomic.Int64
+			err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
+				got = c.fork(b, func(*pool.Worker) error { ran.Add(1); return errRunGo })
+				return nil
+			})
+			msg := panicMessage(got)
+			if !strings.Contains(msg, c.want) {
+				t.Fatalf("%s: panic %q, want the message naming the mistake (%q)", c.name, msg, c.want)
+			}
+			if c.want != foreign && !strings.Contains(msg, "not running its task") {
+				t.Fatalf("%s: panic %q, want the worker check's message", c.name, msg)
+			}
+			if err != nil || ran.Load() != 0 {
+				t.Fatalf("%s: DefineErr = %v with %d tasks run, want nil and none: the refused Go must start nothing", c.name, err, ran.Load())
+			}
+		}
+	}
+}
