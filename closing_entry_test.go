@@ -142,7 +142,7 @@ func closingWant(got, exp int, what string) []string {
 	return nil
 }
 
-// DESIGN.md, Composability: a call on a *Pool from inside one of its own
+// The design's Composability section: a call on a *Pool from inside one of its own
 // tasks runs on the calling task's worker, and every entry point decides
 // this the same way, in one place (pool.Enter), also while the pool closes.
 // A task of p waits until Close has begun on another goroutine, then calls
