@@ -87,7 +87,7 @@ func MapSeq[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, e E
 	if f == nil {
 		panic("parallel: MapSeq with a nil function")
 	}
-	res, _ := mapSeq(r, "MapSeq", seq, opts, func(w *pool.Worker, e E) (R, error) { return f(w, e), nil })
+	res, _ := mapSeq(r, "MapSeq", seq, opts, f, nil)
 	return res
 }
 
@@ -106,17 +106,18 @@ func MapSeqErr[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, 
 	if f == nil {
 		panic("parallel: MapSeqErr with a nil function")
 	}
-	res, err := mapSeq(r, "MapSeqErr", seq, opts, f)
+	res, err := mapSeq(r, "MapSeqErr", seq, opts, nil, f)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// mapSeq is the one body of MapSeq and MapSeqErr: the results of the
-// items pulled, and the call's error (which MapSeq, with no error of its
-// own to report, drops: its result covers a prefix then).
-func mapSeq[E, R any](r pool.Runner, call string, seq iter.Seq[E], opts []Option, f func(w *pool.Worker, e E) (R, error)) ([]R, error) {
+// mapSeq is the one body of MapSeq (f) and MapSeqErr (fe): the results
+// of the items pulled, and the call's error (which MapSeq, with no error
+// of its own to report, drops: its result covers a prefix then). Each
+// batch calls f or fe directly: MapSeq's items pay no wrapper.
+func mapSeq[E, R any](r pool.Runner, call string, seq iter.Seq[E], opts []Option, f func(w *pool.Worker, e E) R, fe func(w *pool.Worker, e E) (R, error)) ([]R, error) {
 	// Each batch writes its own slice: the list of batches grows on the
 	// puller (on whatever goroutine seq yields from, one at a time)
 	// while workers fill earlier ones.
@@ -126,8 +127,11 @@ func mapSeq[E, R any](r pool.Runner, call string, seq iter.Seq[E], opts []Option
 		out := make([]R, len(items))
 		outs = append(outs, &out)
 		total += len(items)
+		if f != nil {
+			return func(w *pool.Worker, i int, e E) error { out[i] = f(w, e); return nil }
+		}
 		return func(w *pool.Worker, i int, e E) error {
-			v, err := f(w, e)
+			v, err := fe(w, e)
 			if err != nil {
 				return err // before the store, as in MapErr
 			}

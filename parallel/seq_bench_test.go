@@ -40,6 +40,15 @@ func BenchmarkForSeq(b *testing.B) {
 			})
 		}
 	})
+	// MapSeq over the same items: its results are kept per batch and
+	// joined at the end (MapSeqErr shares its body).
+	b.Run("MapSeq-trivial-100k", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			out := parallel.MapSeq(p, slices.Values(items), func(_ *pool.Worker, x int) int { return x + 1 })
+			seqSink += out[len(out)-1]
+		}
+	})
 	b.Run("1us-10k", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
