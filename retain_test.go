@@ -3,6 +3,7 @@ package fj_test
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +25,16 @@ func newPayload(freed *atomic.Int64) *payload {
 	p := &payload{freed: freed}
 	runtime.SetFinalizer(p, func(p *payload) { p.freed.Add(1) })
 	return p
+}
+
+// payloads returns a slice of n references to pl: the elements a slice
+// algorithm's pieces point at.
+func payloads(pl *payload, n int) []*payload {
+	xs := make([]*payload, n)
+	for i := range xs {
+		xs[i] = pl
+	}
+	return xs
 }
 
 // A finished call lets go of what it carried (issue 33, item 7): once it
@@ -92,6 +103,86 @@ func TestFinishedCallsLetGo(t *testing.T) {
 		{"Reduce", func(p *pool.Pool, pl *payload) {
 			parallel.Reduce(p, 0, 64, 0, func(_ *pool.Worker, lo, hi int) int { return use(pl) + hi - lo },
 				func(a, b int) int { return a + b })
+		}},
+		{"JoinReduce", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				return forkjoin.JoinReduce(w, func(_ *pool.Worker, pl *payload) int { return use(pl) }, []*payload{pl, pl, pl},
+					func(a, b int) int { return a + b })
+			})
+		}},
+		{"DefineErr/Go", func(p *pool.Pool, pl *payload) {
+			_ = taskblock.DefineErr(p, func(b *taskblock.Block) error {
+				for range 3 {
+					b.Go(func(*pool.Worker) error { use(pl); return nil })
+				}
+				return nil
+			})
+		}},
+		{"Region", func(p *pool.Pool, pl *payload) {
+			pool.Region(p, "retain", func(*pool.Worker) { use(pl) })
+		}},
+		{"Blocking", func(p *pool.Pool, pl *payload) {
+			p.Run(func(*pool.Worker) {
+				pool.Blocking(func() { use(pl) })
+				_, _ = pool.BlockingValue(func() (*payload, error) { return pl, nil })
+			})
+		}},
+		{"ForErr", func(p *pool.Pool, pl *payload) {
+			_ = parallel.ForErr(p, 0, 64, func(_ *pool.Worker, i int) error { use(pl); return nil })
+		}},
+		{"ForRange", func(p *pool.Pool, pl *payload) {
+			parallel.ForRange(p, 0, 64, func(_ *pool.Worker, lo, hi int) { use(pl) })
+		}},
+		{"ForRangeErr", func(p *pool.Pool, pl *payload) {
+			_ = parallel.ForRangeErr(p, 0, 64, func(_ *pool.Worker, lo, hi int) error { use(pl); return nil })
+		}},
+		{"ReduceErr", func(p *pool.Pool, pl *payload) {
+			_, _ = parallel.ReduceErr(p, 0, 64, 0, func(_ *pool.Worker, lo, hi int) (int, error) { return use(pl) + hi - lo, nil },
+				func(a, b int) int { return a + b })
+		}},
+		{"Map", func(p *pool.Pool, pl *payload) {
+			parallel.Map(p, make([]int, 64), func(_ *pool.Worker, x int) *payload { return pl })
+		}},
+		{"MapErr", func(p *pool.Pool, pl *payload) {
+			_, _ = parallel.MapErr(p, make([]int, 64), func(_ *pool.Worker, x int) (*payload, error) { return pl, nil })
+		}},
+		{"ForSeq", func(p *pool.Pool, pl *payload) {
+			parallel.ForSeq(p, slices.Values(make([]int, 64)), func(_ *pool.Worker, x int) { use(pl) })
+		}},
+		{"ForSeqErr", func(p *pool.Pool, pl *payload) {
+			_ = parallel.ForSeqErr(p, slices.Values(make([]int, 64)), func(_ *pool.Worker, x int) error { use(pl); return nil })
+		}},
+		{"MapSeq", func(p *pool.Pool, pl *payload) {
+			parallel.MapSeq(p, slices.Values(make([]int, 64)), func(_ *pool.Worker, x int) *payload { return pl })
+		}},
+		{"MapSeqErr", func(p *pool.Pool, pl *payload) {
+			_, _ = parallel.MapSeqErr(p, slices.Values(make([]int, 64)), func(_ *pool.Worker, x int) (*payload, error) { return pl, nil })
+		}},
+		{"Do", func(p *pool.Pool, pl *payload) {
+			parallel.Do(p, func(*pool.Worker) { use(pl) }, func(*pool.Worker) { use(pl) }, func(*pool.Worker) { use(pl) })
+		}},
+		{"SortFunc", func(p *pool.Pool, pl *payload) {
+			xs := payloads(pl, 4096)
+			parallel.SortFunc(p, xs, func(a, b *payload) int { return use(a) - use(b) })
+		}},
+		{"SortStableFunc", func(p *pool.Pool, pl *payload) {
+			xs := payloads(pl, 4096)
+			parallel.SortStableFunc(p, xs, func(a, b *payload) int { return use(a) - use(b) })
+		}},
+		{"Filter", func(p *pool.Pool, pl *payload) {
+			parallel.Filter(p, payloads(pl, 4096), func(pl *payload) bool { return use(pl) == 0 })
+		}},
+		{"Scan", func(p *pool.Pool, pl *payload) {
+			parallel.Scan(p, payloads(pl, 4096), func(a, b *payload) *payload { return b })
+		}},
+		{"IndexFunc", func(p *pool.Pool, pl *payload) {
+			parallel.IndexFunc(p, payloads(pl, 4096), func(pl *payload) bool { return use(pl) != 0 })
+			parallel.ContainsFunc(p, payloads(pl, 4096), func(pl *payload) bool { return use(pl) != 0 })
+		}},
+		{"CountFunc", func(p *pool.Pool, pl *payload) {
+			parallel.CountFunc(p, payloads(pl, 4096), func(pl *payload) bool { return use(pl) == 0 })
+			parallel.MinFunc(p, payloads(pl, 4096), func(a, b *payload) int { return use(a) - use(b) })
+			parallel.MaxFunc(p, payloads(pl, 4096), func(a, b *payload) int { return use(a) - use(b) })
 		}},
 		{"SortByKey", func(p *pool.Pool, pl *payload) {
 			xs := make([]*payload, 4096)
