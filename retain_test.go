@@ -184,6 +184,32 @@ func TestFinishedCallsLetGo(t *testing.T) {
 			parallel.MinFunc(p, payloads(pl, 4096), func(a, b *payload) int { return use(a) - use(b) })
 			parallel.MaxFunc(p, payloads(pl, 4096), func(a, b *payload) int { return use(a) - use(b) })
 		}},
+		// Calls that fail: the error or panic reaches the caller, and
+		// nothing of the failed call stays behind in the pool.
+		{"Join/panic", func(p *pool.Pool, pl *payload) {
+			defer func() { _ = recover() }()
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				a, b := forkjoin.Join(w,
+					func(*pool.Worker) int { return use(pl) },
+					func(*pool.Worker) int { panic(fmt.Sprint(use(pl))) })
+				return a + b
+			})
+		}},
+		{"ForErr/error", func(p *pool.Pool, pl *payload) {
+			_ = parallel.ForErr(p, 0, 64, func(_ *pool.Worker, i int) error {
+				if i == 10 {
+					return fmt.Errorf("item %d of %d", i, use(pl))
+				}
+				return nil
+			})
+		}},
+		{"taskblock/panic", func(p *pool.Pool, pl *payload) {
+			defer func() { _ = recover() }()
+			taskblock.Define(p, func(b *taskblock.Block) {
+				b.Run(func(*pool.Worker) { use(pl) })
+				b.Run(func(*pool.Worker) { panic(fmt.Sprint(use(pl))) })
+			})
+		}},
 		{"SortByKey", func(p *pool.Pool, pl *payload) {
 			xs := make([]*payload, 4096)
 			for i := range xs {
