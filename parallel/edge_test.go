@@ -50,6 +50,7 @@ func entryPoints(r pool.Runner) map[string]func() {
 		"ForSeq":         func() { parallel.ForSeq(r, empty, body) },
 		"ForSeqErr":      func() { _ = parallel.ForSeqErr(r, empty, errBody) },
 		"MapSeq":         func() { parallel.MapSeq(r, empty, id) },
+		"MapSeqErr":      func() { _, _ = parallel.MapSeqErr(r, empty, idErr) },
 		"Do()":           func() { parallel.Do(r) },
 		"Do(f)":          func() { parallel.Do(r, func(*pool.Worker) {}) },
 		"Scan(0)":        func() { parallel.Scan(r, []int(nil), add) },
@@ -129,6 +130,13 @@ func TestErrFormsOnEmptyInputReportADoneContext(t *testing.T) {
 		},
 		"ForSeqErr": func() error {
 			return parallel.ForSeqErr(p, func(func(int) bool) {}, func(*pool.Worker, int) error { return nil }, opt)
+		},
+		"MapSeqErr": func() error {
+			out, err := parallel.MapSeqErr(p, func(func(int) bool) {}, func(_ *pool.Worker, x int) (int, error) { return x, nil }, opt)
+			if out != nil {
+				t.Errorf("MapSeqErr: result %v with an error, want nil", out)
+			}
+			return err
 		},
 	} {
 		if err := call(); err != cause {
