@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -69,6 +71,37 @@ func entryPoints(r pool.Runner) map[string]func() {
 		"SortFunc":       func() { parallel.SortFunc(r, one, cmp.Compare[int]) },
 		"SortStableFunc": func() { parallel.SortStableFunc(r, one, cmp.Compare[int]) },
 		"SortByKey":      func() { parallel.SortByKey(r, one, func(x int) int { return x }) },
+	}
+}
+
+// entryPoints lists every function of the package that takes a Runner:
+// a function added to the pinned API (testdata/api/parallel.txt) must be
+// added there too, so that the tables over it test it.
+func TestEntryPointsListEveryCall(t *testing.T) {
+	api, err := os.ReadFile(filepath.Join("..", "testdata", "api", "parallel.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notCalls := map[string]bool{ // options and their constructors
+		"Context": true, "Deterministic": true, "Grain": true, "Stop": true, "WithContext": true,
+	}
+	listed := map[string]bool{}
+	for name := range entryPoints(nil) {
+		listed[strings.TrimRight(name, "()0123456789f")] = true
+	}
+	found := 0
+	for _, line := range strings.Split(string(api), "\n") {
+		name, ok := strings.CutPrefix(line, "func ")
+		if !ok || notCalls[name] || name == "NewPerWorker" {
+			continue
+		}
+		found++
+		if !listed[name] {
+			t.Errorf("parallel.%s is missing from entryPoints", name)
+		}
+	}
+	if found < 20 {
+		t.Fatalf("found only %d functions in the pinned API: the parse is broken", found)
 	}
 }
 
