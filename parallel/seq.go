@@ -106,11 +106,7 @@ func MapSeqErr[E, R any](r pool.Runner, seq iter.Seq[E], f func(w *pool.Worker, 
 	if f == nil {
 		panic("parallel: MapSeqErr with a nil function")
 	}
-	res, err := mapSeq(r, "MapSeqErr", seq, opts, nil, f)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return mapSeq(r, "MapSeqErr", seq, opts, nil, f)
 }
 
 // mapSeq is the one body of MapSeq (f) and MapSeqErr (fe): the results
@@ -139,6 +135,9 @@ func mapSeq[E, R any](r pool.Runner, call string, seq iter.Seq[E], opts []Option
 			return nil
 		}
 	})
+	if err != nil && f == nil {
+		return nil, err // MapSeqErr returns no result with its error
+	}
 	res := make([]R, 0, total)
 	for _, o := range outs {
 		res = append(res, *o...)
