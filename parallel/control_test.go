@@ -177,6 +177,13 @@ func earlyExit(t *testing.T, p *pool.Pool, k int, mode string) int64 {
 // looks at the flag before every iteration, For at the flag and the
 // context every 64 iterations, and ForErr at the context every 64. errgroup
 // with a goroutine per item runs about 3,000 in the same setting.
+//
+// One run in five per item may exceed the bound: with "error", the flag is
+// set by the failing body's goroutine once its error is returned, and a
+// goroutine descheduled between the two (by the race detector or a busy
+// host) lets the other worker go on meanwhile, which no loop can prevent
+// (seen once in about 200 runs under -race: 1,444). A loop that did not
+// stop early would exceed it in every run.
 func TestEarlyExitAfterErrorIsPrompt(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	p := pool.New(pool.WithWorkers(2))
@@ -186,14 +193,18 @@ func TestEarlyExitAfterErrorIsPrompt(t *testing.T) {
 		var worst, total int64
 		runs := 0
 		for _, k := range []int{0, 100, 2500, 5000, 7777, 9999} {
+			var over []int64
 			for rep := 0; rep < 5; rep++ {
 				after := earlyExit(t, p, k, mode)
 				if after > bound {
-					t.Errorf("%s at item %d: %d items started afterwards, want <= %d", mode, k, after, bound)
+					over = append(over, after)
 				}
 				worst = max(worst, after)
 				total += after
 				runs++
+			}
+			if len(over) > 1 {
+				t.Errorf("%s at item %d: %v items started afterwards in %d of 5 runs, want <= %d in 4 of them", mode, k, over, len(over), bound)
 			}
 		}
 		t.Logf("%s: items started after the failure: worst %d, mean %.1f over %d runs", mode, worst, float64(total)/float64(runs), runs)
