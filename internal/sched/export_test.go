@@ -66,18 +66,23 @@ func (p *Pool) Pool() *Pool { return p }
 // while its owner does not touch its deque: a fork made a moment ago and
 // about to be published by the same fork (E1) is not counted, a fork
 // left private while its owner runs a leaf is. It reads v's deque
-// racily, twice, with a few yields between, during which a forking owner
-// finishes its fork (or makes another, moving its bottom).
+// racily, again after each of up to a thousand yields, during which a
+// forking owner finishes its fork (or makes another, moving its bottom):
+// with 64 workers on two cores, the owner may wait behind dozens of
+// goroutines before it runs again, more than a few yields let through.
 func stuckPrivate(v *remote) bool {
 	st := v.dq.Stealer()
 	n, b := st.PeekPrivate(), st.PeekBottom()
 	if n == 0 {
 		return false
 	}
-	for range 16 {
+	for range 1000 {
 		runtime.Gosched()
+		if st.PeekPrivate() != n || st.PeekBottom() != b {
+			return false
+		}
 	}
-	return st.PeekPrivate() == n && st.PeekBottom() == b
+	return true
 }
 
 // funcTask is a task that runs a function of the public worker type P.
