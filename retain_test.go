@@ -211,11 +211,7 @@ func TestFinishedCallsLetGo(t *testing.T) {
 			})
 		}},
 		{"SortByKey", func(p *pool.Pool, pl *payload) {
-			xs := make([]*payload, 4096)
-			for i := range xs {
-				xs[i] = pl
-			}
-			parallel.SortByKey(p, xs, func(pl *payload) int { return use(pl) })
+			parallel.SortByKey(p, payloads(pl, 4096), func(pl *payload) int { return use(pl) })
 		}},
 	}
 	for _, workers := range []int{1, 2} {
