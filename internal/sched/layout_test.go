@@ -59,3 +59,25 @@ func TestCountersPlusMinus(t *testing.T) {
 		t.Errorf("(c+c)-c: Steals %d, Parked %d; want 3 and 10 (the gauge is the later value)", d[countSteals], d[countParked])
 	}
 }
+
+// Every Fork allocates a Future, and every first fork of a recycled job
+// type allocates its job: a field added to task that takes it past 48
+// bytes moves a Future of a word-sized result from the 80-byte size class
+// to 96 or 112, a third more bytes for the collector per Fork (issue 33's
+// oneShot and slot fields did, until the fields were reordered: Fib27's
+// Fork rows allocated 38.8 MiB against 29.1 before).
+func TestTaskSizes(t *testing.T) {
+	for _, s := range []struct {
+		name       string
+		size, want uintptr
+	}{
+		{"task", unsafe.Sizeof(task{}), 48},
+		{"job", unsafe.Sizeof(job{}), 64},
+		{"Future[Worker, int]", unsafe.Sizeof(Future[Worker, int]{}), 80},
+		{"spawnJob[Worker, int]", unsafe.Sizeof(spawnJob[Worker, int]{}), 96},
+	} {
+		if s.size > s.want {
+			t.Errorf("Sizeof(%s) = %d, want at most %d", s.name, s.size, s.want)
+		}
+	}
+}

@@ -97,10 +97,10 @@ type Spawned[W, T any] struct {
 // the Future is. It is not recycled: whoever holds it may join it again.
 type Future[W, T any] struct {
 	job
-	f     func(*W) T
-	res   T
-	owner *Worker // the worker whose deque the job was pushed on
-	idx   int64   // the index it was pushed at in owner's deque
+	f   func(*W) T
+	res T
+	// Its task's forker is the worker whose deque it was pushed on, and
+	// its slot the slot it was pushed to.
 }
 
 func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(unsafe.Pointer(w))) }) }
@@ -112,10 +112,10 @@ func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 	if w.checkDue() {
 		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
 	}
-	f.f, f.owner, f.oneShot = fn, w, true
+	f.f, f.oneShot = fn, true
 	f.bind(f)
 	w.fork(&f.task)
-	f.idx = w.dq.Bottom() - 1 // unless it overflowed (spilled): then no slot holds it
+	f.slot = w.dq.Slot(w.dq.Bottom() - 1) // unless it overflowed (spilled): then no slot holds it
 }
 
 // Join returns the future's result, running it here if its forker joins it
@@ -126,7 +126,7 @@ func (f *Future[W, T]) Join(w *Worker) T {
 		w.checkFork("forkjoin.Future.Join") // panics, naming the mistake (debug.go)
 	}
 	if !f.done.IsSet() {
-		if w != f.owner {
+		if w != f.forker {
 			w.WaitFor(&f.done)
 		} else {
 			if w.join(&f.job) {
@@ -142,7 +142,7 @@ func (f *Future[W, T]) Join(w *Worker) T {
 			}
 		}
 	}
-	if w == f.owner {
+	if w == f.forker {
 		f.forget(w) // also when it finished elsewhere before this join
 	}
 	if p := f.panic; p != nil {
@@ -151,14 +151,14 @@ func (f *Future[W, T]) Join(w *Worker) T {
 	return f.res
 }
 
-// forget makes the slot of f's owner's deque that f was pushed to let go
+// forget makes the slot of f's forker's deque that f was pushed to let go
 // of it, once f has left the deque for good (taken back or run
 // elsewhere): a future is never recycled, and the slot must not keep it,
 // and its result, reachable after its joiner has dropped it. Only the
-// goroutine holding f's owner may call it.
+// goroutine holding f's forker may call it.
 func (f *Future[W, T]) forget(w *Worker) {
 	if !f.spilled.Load() {
-		w.dq.Forget(f.idx, &f.task)
+		w.dq.Forget(int64(f.slot), &f.task)
 	}
 }
 

@@ -227,9 +227,17 @@ type holderState uint8
 // after it has finished running and its owner got it back (J4).
 type task struct {
 	r runnable
-	// recycled marks a finished task that its owner has recycled (J4). Only
-	// the worker that forked the task reads or writes it.
-	recycled bool
+	// scope is the Region the task was forked in, or nil. A fork sets it
+	// from the forking worker; it is read by whoever runs the task, after
+	// the deque or injector has published it.
+	scope *scope
+	// forker is the worker that forked the task, set by its first fork
+	// and never changed (a task is only ever reforked from its forker's
+	// own deque slots, J4). A deque slot may hold another worker's task
+	// (a batch moved from another deque by a steal or from the injector):
+	// reusable returns only the tasks whose forker is the caller, and
+	// reads recycled, which only the forker writes, only then.
+	forker *Worker
 	// spilled marks a task that went to the injector because its deque
 	// was full (directly, or moved there in a batch by overflow). It is
 	// written before the injector push and read by whoever pops the task,
@@ -242,20 +250,17 @@ type task struct {
 	// claimed decides, for a spilled task, between its owner taking it
 	// back (J1) and whoever pops it from the injector: exactly one runs it.
 	claimed atomic.Bool
-	// scope is the Region the task was forked in, or nil. A fork sets it
-	// from the forking worker; it is read by whoever runs the task, after
-	// the deque or injector has published it.
-	scope *scope
-	// forker is the worker that forked the task, set by its first fork
-	// and never changed (a task is only ever reforked from its forker's
-	// own deque slots, J4). A deque slot may hold another worker's task
-	// (a batch moved from another deque by a steal or from the injector):
-	// reusable returns only the tasks whose forker is the caller, and
-	// reads recycled, which only the forker writes, only then.
-	forker *Worker
+	// recycled marks a finished task that its owner has recycled (J4). Only
+	// the worker that forked the task reads or writes it.
+	recycled bool
 	// oneShot marks a task that is never recycled (a Future): once it
-	// has run, the deque slot it was in must let go of it (Forget).
+	// has run, the deque slot it was in must let go of it (Forget), the
+	// slot its fork used, slot, unless it spilled.
 	oneShot bool
+	slot    uint32
+	// The fields are in this order so that a task is 48 bytes, a job 64
+	// and a Future of a word-sized result 80, a size class of its own:
+	// every Fork allocates one (TestTaskSizes).
 }
 
 // runnable is what a task runs. Run is called exactly once, on the worker
