@@ -64,7 +64,7 @@ func TestCountersPlusMinus(t *testing.T) {
 // type allocates its job: a field added to task that takes it past 48
 // bytes moves a Future of a word-sized result from the 80-byte size class
 // to 96 or 112, a third more bytes for the collector per Fork (issue 33's
-// oneShot and slot fields did, until the fields were reordered: Fib27's
+// oneShot and idx fields did, until the fields were reordered: Fib27's
 // Fork rows allocated 38.8 MiB against 29.1 before).
 func TestTaskSizes(t *testing.T) {
 	for _, s := range []struct {

@@ -254,8 +254,8 @@ type task struct {
 	// the worker that forked the task reads or writes it.
 	recycled bool
 	// oneShot marks a task that is never recycled (a Future): once it
-	// has run, the deque slot it was in must let go of it (Forget), the
-	// slot its fork used, slot, unless it spilled.
+	// has run, the deque slot its fork used, slot (unless it spilled),
+	// must let go of it (Forget).
 	oneShot bool
 	slot    uint32
 	// The fields are in this order so that a task is 48 bytes, a job 64
