@@ -25,16 +25,23 @@ func (w *Worker) reusable() *task {
 // level of its right spine, and without this its deepest forks would
 // meet slots that never held a job and allocate, call after call, until
 // the indices went round the ring. Moved tasks that are not recycled yet
-// (or not w's) are dropped, and their old slots forgotten: they are in
-// another slot too, or have left. Not inlined: reusable must be.
+// (or not w's) are dropped: they are in another slot too. Not inlined:
+// reusable must be.
 //
 //go:noinline
 func (w *Worker) reusableMoved() *task {
-	t := w.dq.Moved(func(t *task) bool { return t.forker == w && t.recycled })
-	if t == nil || !w.dq.SetReusable(t) {
-		return nil
+	for {
+		t := w.dq.Moved()
+		if t == nil {
+			return nil
+		}
+		if t.forker == w && t.recycled {
+			if !w.dq.SetReusable(t) {
+				return nil
+			}
+			return t
+		}
 	}
-	return t
 }
 
 // recycle hands t, which w forked, back for reuse (J4). Nobody may use t

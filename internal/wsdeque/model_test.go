@@ -22,14 +22,6 @@ type model struct {
 	npub  int    // items[:npub] are published, items[npub:] private
 	top   int64  // index of items[0] in the infinite array
 	slots []*int // slots[i]: the item last pushed at an index ≡ i mod cap
-	// moved is what the deque keeps for Moved, oldest first: the last
-	// movedMax items the owner took by the top, and their slots.
-	moved []movedItem
-}
-
-type movedItem struct {
-	x    *int
-	slot int
 }
 
 // modelCap is the capacity rule, written independently of Init: rounded up
@@ -69,50 +61,17 @@ func (m *model) pop() *int {
 		return nil
 	}
 	if len(m.items) == 1 {
-		// The slot it leaves behind the indices keeps the item, which
-		// Moved's list keeps too (takeByTop), until it leaves the list
-		// unused.
+		// The owner clears the slot it leaves behind the indices
+		// (takeByTop): nothing it dropped stays reachable there.
 		i := m.top
 		x := m.takeFirst()
-		m.addMoved(x, m.slot(i))
+		m.slots[m.slot(i)] = nil
 		return x
 	}
 	x := m.items[len(m.items)-1]
 	m.items = m.items[:len(m.items)-1]
 	m.npub = min(m.npub, len(m.items))
 	return x
-}
-
-// addMoved is the deque's list of items taken by the top: an item taken
-// again while listed keeps one entry, now the newest, and the oldest
-// leaves the list when it is full, and is forgotten.
-func (m *model) addMoved(x *int, slot int) {
-	for i, e := range m.moved {
-		if e.x == x { // taken again: one entry, the newest, at its new slot
-			m.moved = append(m.moved[:i], m.moved[i+1:]...)
-			m.moved = append(m.moved, movedItem{x, slot})
-			return
-		}
-	}
-	if len(m.moved) == movedMax {
-		m.forgetMoved(m.moved[0])
-		m.moved = m.moved[1:]
-	}
-	m.moved = append(m.moved, movedItem{x, slot})
-}
-
-// forgetMoved clears the slot of an item that left Moved's list unused, if
-// the slot still holds it and no index from top to bottom maps to it.
-func (m *model) forgetMoved(e movedItem) {
-	if m.slots[e.slot] != e.x {
-		return
-	}
-	for j := m.top; j < m.bottom(); j++ {
-		if m.slot(j) == e.slot {
-			return
-		}
-	}
-	m.slots[e.slot] = nil
 }
 
 // steal takes the oldest published item; private items do not count.

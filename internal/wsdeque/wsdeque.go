@@ -56,12 +56,9 @@ type Deque[T any] struct {
 	// moved holds the last items the owner took by the top (D5a, and
 	// D3's last item), newest last, nmoved of them: their slots are
 	// behind the indices now, so Reusable no longer finds them (Moved).
-	// movedSlot is the slot each was taken from, which still holds it
-	// until the item leaves the list unused (forgetMoved).
-	moved     [movedMax]*T
-	movedSlot [movedMax]uint32
-	nmoved    int
-	_         [2*cacheLine - 32 - 12*movedMax]byte
+	moved  [movedMax]*T
+	nmoved int
+	_      [2*cacheLine - 32 - 8*movedMax]byte
 }
 
 // New returns an empty deque that holds up to capacity items. capacity is
@@ -144,57 +141,33 @@ func (d *Deque[T]) Push(x *T) bool {
 // first time, until the ring wraps.
 const movedMax = 16
 
-// Moved removes the items the owner last took by the top (D5a, or D3's
-// last item), which moved the indices past their slots (so that Reusable
-// no longer finds them), newest first, until one for which reuse reports
-// true, and returns it, or nil; up to movedMax of them are kept. An item
-// may be in the deque again, or have left it long ago; whether it may be
-// reused is for the owner to know, as with Reusable. The items it skips
-// are forgotten (forgetMoved). Owner only.
-func (d *Deque[T]) Moved(reuse func(*T) bool) *T {
-	for d.nmoved > 0 {
-		d.nmoved--
-		x, slot := d.moved[d.nmoved], d.movedSlot[d.nmoved]
-		d.moved[d.nmoved] = nil // keep nothing alive that the owner dropped
-		if reuse(x) {
-			return x
-		}
-		d.forgetMoved(x, slot)
+// Moved removes and returns the item the owner last took by the top (D5a,
+// or D3's last item), which moved the indices past its slot (so that
+// Reusable no longer finds it), or nil; up to movedMax of them are kept,
+// newest first. It may be in the deque again, or have left it long ago;
+// whether it may be reused is for the owner to know, as with Reusable.
+// Owner only.
+func (d *Deque[T]) Moved() *T {
+	if d.nmoved == 0 {
+		return nil
 	}
-	return nil
-}
-
-// takeByTop returns the item at index b, which the owner has just claimed
-// by the top (D5a, D3's last item), and keeps it for Moved. Its slot,
-// behind the indices now, still holds it: clearing it here would cost an
-// atomic store on every such take, on the path of a join that takes back
-// its only published fork. The slot is cleared instead when the item
-// leaves Moved's list without being reused (forgetMoved), so that
-// nothing the owner dropped stays reachable from the deque but through
-// Moved's few. A thief with a stale top may still load the slot; its CAS
-// fails (D1). Owner only.
-func (d *Deque[T]) takeByTop(b int64) *T {
-	x := d.slots[b&d.mask].Load()
-	d.addMoved(x, uint32(b&d.mask))
+	d.nmoved--
+	x := d.moved[d.nmoved]
+	d.moved[d.nmoved] = nil // keep nothing alive that the owner dropped
 	return x
 }
 
-// forgetMoved clears slot if it still holds x, an item that left Moved's
-// list unused, unless the slot serves a live index again (the ring went
-// round and x, recycled by Reusable, was pushed there anew): then x is in
-// the deque, not dropped. Live means one of the indices from top to
-// bottom; top only grows, and bottom is the owner's, so a slot found not
-// live stays so until the owner pushes again. Owner only.
-func (d *Deque[T]) forgetMoved(x *T, slot uint32) {
-	s := &d.slots[slot]
-	if s.Load() != x {
-		return // reused since, for another item
-	}
-	t := d.top.Load()
-	if n := d.bottom - t; n > 0 && (int64(slot)-t)&d.mask < n {
-		return // live: some index from t to bottom-1 maps to slot
-	}
-	s.Store(nil) // atomic, as in Push (see Forget)
+// takeByTop returns the item at index b, which the owner has just claimed
+// by the top (D5a, D3's last item), and forgets it in its slot, which is
+// behind the indices now: nothing the owner dropped stays reachable from
+// the deque but through Moved's few. A thief with a stale top may still
+// load the slot; its CAS fails (D1). Owner only.
+func (d *Deque[T]) takeByTop(b int64) *T {
+	s := &d.slots[b&d.mask]
+	x := s.Load()
+	s.Store(nil)
+	d.addMoved(x)
+	return x
 }
 
 // Forget clears the slot of index i if it holds x, an item that has left
@@ -221,52 +194,28 @@ func (d *Deque[T]) Slot(i int64) uint32 { return uint32(i & d.mask) }
 // Bottom(). Owner only.
 func (d *Deque[T]) Bottom() int64 { return d.bottom }
 
-// DropMoved forgets the items Moved holds for which keep reports false
-// (forgetMoved): for an owner about to go idle, so that items it will not
-// reuse do not stay reachable from the deque. Owner only.
+// DropMoved forgets the items Moved holds for which keep reports false:
+// for an owner about to go idle, so that items it will not reuse do not
+// stay reachable from the deque. Owner only.
 func (d *Deque[T]) DropMoved(keep func(*T) bool) {
 	n := 0
-	for i, x := range d.moved[:d.nmoved] {
+	for _, x := range d.moved[:d.nmoved] {
 		if keep(x) {
-			d.moved[n], d.movedSlot[n] = x, d.movedSlot[i]
+			d.moved[n] = x
 			n++
-		} else {
-			d.forgetMoved(x, d.movedSlot[i])
 		}
 	}
 	clear(d.moved[n:d.nmoved])
 	d.nmoved = n
 }
 
-// addMoved records x, just taken by the top from slot, for Moved; the
-// oldest item goes when the list is full, forgotten (forgetMoved).
-//
-// An item taken by the top again while the list has it (an owner that
-// recycles its items pushes the same few, fork after fork, and takes one
-// back as the deque's last item) keeps one entry, which becomes the
-// newest and moves to the new slot; the earlier slot goes on holding it,
-// reachable through the list all the same. Only an item pushed again
-// after it left is taken twice, and an owner pushes again only the items
-// it recycles, which hold nothing of a finished call. Without this, such
-// a loop would fill the list with copies of a few items, and push one
-// out, forgetting its slot (an atomic store), at every take.
-func (d *Deque[T]) addMoved(x *T, slot uint32) {
-	n := d.nmoved
-	for i := n - 1; i >= 0; i-- {
-		if d.moved[i] == x {
-			copy(d.moved[i:n-1], d.moved[i+1:n])
-			copy(d.movedSlot[i:n-1], d.movedSlot[i+1:n])
-			d.moved[n-1], d.movedSlot[n-1] = x, slot
-			return
-		}
-	}
+// addMoved records x, just taken by the top, for Moved.
+func (d *Deque[T]) addMoved(x *T) {
 	if d.nmoved == movedMax {
-		d.forgetMoved(d.moved[0], d.movedSlot[0])
 		copy(d.moved[:], d.moved[1:])
-		copy(d.movedSlot[:], d.movedSlot[1:])
 		d.nmoved--
 	}
-	d.moved[d.nmoved], d.movedSlot[d.nmoved] = x, slot
+	d.moved[d.nmoved] = x
 	d.nmoved++
 }
 
