@@ -78,6 +78,18 @@ func TestFinishedCallsLetGo(t *testing.T) {
 				return f.Join(w)
 			})
 		}},
+		// Two futures, the newer joined first: it leaves by the private
+		// end, where its slot would keep it (and its result) but for
+		// Future.Join's forget; the older one, taken back by the top as
+		// the deque's last item, is the case above.
+		{"Fork-two", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) *payload {
+				f := forkjoin.Fork(w, func(*pool.Worker) *payload { return pl })
+				g := forkjoin.Fork(w, func(*pool.Worker) *payload { return pl })
+				g.Join(w)
+				return f.Join(w)
+			})
+		}},
 		{"Spawn", func(p *pool.Pool, pl *payload) {
 			forkjoin.Invoke(p, func(w *pool.Worker) *payload {
 				tk := forkjoin.Spawn(w, func(*pool.Worker) *payload { return pl })
