@@ -31,13 +31,13 @@ type ilMem struct {
 
 // ilOwner is the owner's thread: its program (ops), where it is in it, its
 // plain copies (bottomOwn: what it last stored to bottom; pubOwn) and its
-// store buffer of plain stores to bottom.
+// store buffer of plain stores, to bottom and to the slots (setSlot).
 type ilOwner struct {
 	op, pc       int8
 	b, t         int
 	bottomOwn    int
 	pubOwn       int
-	buf          [8]int8 // values of bottom waiting to reach memory, oldest first
+	buf          [12]ilStore // plain stores waiting to reach memory, oldest first
 	nbuf         int8
 	next         int8 // the next item id to push
 	taken, empty uint16
@@ -51,6 +51,10 @@ type ilThief struct {
 	x      int8
 	taken  uint16
 }
+
+// ilStore is a plain store in the owner's buffer: of v to slot, or to
+// bottom when slot is -1.
+type ilStore struct{ slot, v int8 }
 
 type ilState struct {
 	m ilMem
@@ -74,25 +78,54 @@ type ilScenario struct {
 }
 
 type ilChecker struct {
-	sc      ilScenario
-	barrier bool
-	noD5Low bool // D5 without its store of bottom (a mutation the check must catch)
-	seen    map[ilState]bool
-	fail    string
-	states  int
+	sc       ilScenario
+	barrier  bool
+	noD5Low  bool // D5 without its store of bottom (a mutation the check must catch)
+	lateSlot bool // D2 storing bottom before the slot (a mutation the check must catch)
+	seen     map[ilState]bool
+	fail     string
+	states   int
 }
 
 func (c *ilChecker) flush(s *ilState) {
-	for i := int8(0); i < s.o.nbuf; i++ {
-		s.m.bottom = int(s.o.buf[i])
+	for s.o.nbuf > 0 {
+		c.drainOne(s)
 	}
-	s.o.nbuf = 0
+}
+
+// drainOne makes the oldest buffered store reach memory.
+func (c *ilChecker) drainOne(s *ilState) {
+	if st := s.o.buf[0]; st.slot < 0 {
+		s.m.bottom = int(st.v)
+	} else {
+		s.m.slots[st.slot] = st.v
+	}
+	copy(s.o.buf[:], s.o.buf[1:s.o.nbuf])
+	s.o.nbuf--
+	s.o.buf[s.o.nbuf] = ilStore{}
 }
 
 func (c *ilChecker) storeBottom(s *ilState, v int) {
-	s.o.buf[s.o.nbuf] = int8(v)
+	s.o.buf[s.o.nbuf] = ilStore{-1, int8(v)}
 	s.o.nbuf++
 	s.o.bottomOwn = v
+}
+
+// storeSlot is setSlot: a plain store, buffered like bottom's.
+func (c *ilChecker) storeSlot(s *ilState, i int, v int8) {
+	s.o.buf[s.o.nbuf] = ilStore{int8(i % ilCap), v}
+	s.o.nbuf++
+}
+
+// ownerSlot is the owner's load of slot i: its own newest buffered store
+// to it if any (store forwarding), else memory.
+func (c *ilChecker) ownerSlot(s *ilState, i int) int8 {
+	for k := s.o.nbuf - 1; k >= 0; k-- {
+		if st := s.o.buf[k]; st.slot == int8(i%ilCap) {
+			return st.v
+		}
+	}
+	return s.m.slots[i%ilCap]
 }
 
 func (c *ilChecker) ownerTake(s *ilState, x int8) {
@@ -131,13 +164,20 @@ func (c *ilChecker) ownerStep(s *ilState) bool {
 	switch c.sc.owner[o.op] {
 	case opPush:
 		switch o.pc {
-		case 0: // D2: the slot, an atomic store (XCHG: drains the buffer)
-			c.flush(s)
+		case 0: // D2: the slot, a plain store (setSlot)
 			o.next++
-			m.slots[o.bottomOwn%ilCap] = o.next
+			if c.lateSlot {
+				c.storeBottom(s, o.bottomOwn+1)
+			} else {
+				c.storeSlot(s, o.bottomOwn, o.next)
+			}
 			o.pc = 1
 		case 1: // then bottom, a plain store
-			c.storeBottom(s, o.bottomOwn+1)
+			if c.lateSlot {
+				c.storeSlot(s, o.bottomOwn-1, o.next)
+			} else {
+				c.storeBottom(s, o.bottomOwn+1)
+			}
 			c.ownerDone(s)
 		}
 	case opPublish: // D4: pub = bottom, sequentially consistent
@@ -175,7 +215,7 @@ func (c *ilChecker) popStep(s *ilState) {
 		o.t = m.top // a plain load: ahead of the buffered store
 		switch {
 		case o.t < o.b:
-			c.ownerTake(s, m.slots[o.b%ilCap])
+			c.ownerTake(s, c.ownerSlot(s, o.b))
 			c.ownerDone(s)
 		case private:
 			o.pc = 19 // undo
@@ -196,8 +236,8 @@ func (c *ilChecker) popStep(s *ilState) {
 		c.flush(s)
 		if m.top == o.b {
 			m.top = o.b + 1
-			c.ownerTake(s, m.slots[o.b%ilCap])
-			m.slots[o.b%ilCap] = 0 // takeByTop forgets the slot
+			c.ownerTake(s, c.ownerSlot(s, o.b))
+			c.storeSlot(s, o.b, 0) // takeByTop forgets the slot (setSlot)
 		}
 		o.pc = 14
 	case 14:
@@ -226,8 +266,8 @@ func (c *ilChecker) popStep(s *ilState) {
 		c.flush(s)
 		if m.top == o.b {
 			m.top = o.b + 1
-			c.ownerTake(s, m.slots[o.b%ilCap])
-			m.slots[o.b%ilCap] = 0
+			c.ownerTake(s, c.ownerSlot(s, o.b))
+			c.storeSlot(s, o.b, 0)
 		}
 		c.ownerDone(s)
 	// D5: bottom and pub come down before the load of top.
@@ -247,7 +287,7 @@ func (c *ilChecker) popStep(s *ilState) {
 		case o.t > o.b:
 			o.pc = 25
 		case o.t < o.b:
-			c.ownerTake(s, m.slots[o.b%ilCap])
+			c.ownerTake(s, c.ownerSlot(s, o.b))
 			c.ownerDone(s)
 		default:
 			o.pc = 27
@@ -264,7 +304,7 @@ func (c *ilChecker) popStep(s *ilState) {
 		c.flush(s)
 		if m.top == o.b {
 			m.top = o.b + 1
-			c.ownerTake(s, m.slots[o.b%ilCap])
+			c.ownerTake(s, c.ownerSlot(s, o.b))
 		}
 		o.pc = 28
 	case 28:
@@ -371,9 +411,7 @@ func (c *ilChecker) explore(s ilState) {
 	}
 	if s.o.nbuf > 0 { // the oldest buffered store reaches memory
 		t := s
-		t.m.bottom = int(t.o.buf[0])
-		copy(t.o.buf[:], t.o.buf[1:t.o.nbuf])
-		t.o.nbuf--
+		c.drainOne(&t)
 		moved = true
 		c.explore(t)
 	}
@@ -455,5 +493,19 @@ func TestInterleavingsOfPrivateSteals(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("with D5 leaving bottom alone no interleaving failed: the model no longer checks D5 against D8")
+	}
+	// And D2 must store the slot before bottom: the slots are plain
+	// stores (setSlot), ordered for a D8 thief only by program order.
+	found = false
+	for _, sc := range ilScenarios {
+		c := &ilChecker{sc: sc, barrier: true, lateSlot: true, seen: map[ilState]bool{}}
+		c.explore(ilState{})
+		if c.fail != "" {
+			t.Logf("with D2 storing bottom before the slot, %q: %s", sc.name, c.fail)
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("with D2 storing bottom before the slot no interleaving failed: the model no longer checks the slot's order")
 	}
 }

@@ -1,6 +1,7 @@
 package wsdeque
 
 import (
+	"sync/atomic"
 	"testing"
 	"unsafe"
 )
@@ -41,5 +42,25 @@ func TestLayout(t *testing.T) {
 		if a := uintptr(unsafe.Pointer(New[int](16))); a%cacheLine != 0 {
 			t.Logf("a Deque allocated at %#x, not on a %d-byte boundary", a, cacheLine)
 		}
+	}
+}
+
+// setSlot (store_norace.go) writes a slot's pointer through an
+// unsafe.Pointer to the atomic.Pointer[T]: that is only right while the
+// pointer is its only word, at offset 0.
+func TestSlotIsOneWord(t *testing.T) {
+	var s atomic.Pointer[int]
+	if size := unsafe.Sizeof(s); size != unsafe.Sizeof(unsafe.Pointer(nil)) {
+		t.Fatalf("Sizeof(atomic.Pointer[int]) = %d, want one pointer", size)
+	}
+	x := new(int)
+	var d Deque[int]
+	d.setSlot(&s, x)
+	if got := s.Load(); got != x {
+		t.Fatalf("after setSlot(x), Load() = %p, want %p", got, x)
+	}
+	d.setSlot(&s, nil)
+	if got := s.Load(); got != nil {
+		t.Fatalf("after setSlot(nil), Load() = %p, want nil", got)
 	}
 }

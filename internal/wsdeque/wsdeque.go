@@ -118,18 +118,19 @@ func (d *Deque[T]) Push(x *T) bool {
 	if !d.room(b) {
 		return false
 	}
-	// D2: the slot, then the private bottom. The slot store is atomic
-	// because a thief with a stale top may read this slot at the same
-	// time (its CAS then fails, D1); it is skipped when the slot already
+	// D2: the slot, then the private bottom, both plain stores. A thief
+	// with a stale top may read this slot at the same time, and its CAS
+	// then fails (D1), so what it read is never used (setSlot says why a
+	// plain store is enough). The store is skipped when the slot already
 	// holds x, which an owner that recycles its items makes the common
 	// case: nothing needs publishing here, since no thief can claim index
 	// b before a later store of pub (D4) publishes it and the item's
 	// contents with it.
 	s := &d.slots[b&d.mask]
 	if s.Load() != x {
-		s.Store(x)
+		d.setSlot(s, x) // plain (store_norace.go): no fence
 	}
-	d.setBottom(b + 1) // plain (bottom_norace.go): no fence
+	d.setBottom(b + 1) // plain (store_norace.go): no fence
 	return true
 }
 
@@ -165,7 +166,7 @@ func (d *Deque[T]) Moved() *T {
 func (d *Deque[T]) takeByTop(b int64) *T {
 	s := &d.slots[b&d.mask]
 	x := s.Load()
-	s.Store(nil)
+	d.setSlot(s, nil)
 	d.addMoved(x)
 	return x
 }
@@ -176,11 +177,11 @@ func (d *Deque[T]) takeByTop(b int64) *T {
 // An owner that recycles its items forgets only those it will not
 // recycle. Owner only.
 func (d *Deque[T]) Forget(i int64, x *T) {
-	// Atomic, as in Push: a thief with a stale top may load this slot
-	// for index i; its CAS on top fails (D1). If the slot holds x, it
+	// A plain store, as in Push: a thief with a stale top may load this
+	// slot for index i; its CAS on top fails (D1). If the slot holds x, it
 	// holds no live item: x has left, and it is never pushed again.
 	if s := &d.slots[i&d.mask]; s.Load() == x {
-		s.Store(nil)
+		d.setSlot(s, nil)
 	}
 }
 
@@ -229,10 +230,10 @@ func (d *Deque[T]) SetReusable(x *T) bool {
 	if !d.room(b) {
 		return false
 	}
-	// Atomic, as in Push: a thief with a stale top may read this slot
-	// for its old index, and then fails its CAS (D1).
+	// A plain store, as in Push: a thief with a stale top may read this
+	// slot for its old index, and then fails its CAS (D1).
 	if s := &d.slots[b&d.mask]; s.Load() != x {
-		s.Store(x)
+		d.setSlot(s, x)
 	}
 	return true
 }
