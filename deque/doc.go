@@ -22,15 +22,19 @@
 //
 // # Protocol
 //
-// The deque is a ring of Cap() atomic pointer slots and two indices into an
+// The deque is a ring of Cap() pointer slots and two indices into an
 // infinite array: top (the oldest item) and bottom (one past the newest).
 // Push stores the slot, then bottom+1. Steal loads top, then bottom, reads
 // the slot and claims it by a compare-and-swap of top. Pop lowers bottom,
 // then loads top: if top is below, the item is the owner's; if they meet,
 // owner and thieves race for the last item with the same compare-and-swap
-// of top, and exactly one wins. All of this relies only on Go's
-// sequentially consistent sync/atomic operations (the classic algorithm:
-// Chase and Lev, "Dynamic circular work-stealing deque", SPAA 2005).
+// of top, and exactly one wins. The order of all this rests only on Go's
+// sequentially consistent sync/atomic operations on the indices (the
+// classic algorithm: Chase and Lev, "Dynamic circular work-stealing
+// deque", SPAA 2005); the owner stores a slot with a plain store, which
+// the atomic store of bottom after it publishes, and a thief that reads a
+// slot while the owner rewrites it has read a stale top, and its
+// compare-and-swap fails.
 //
 // fj's scheduler uses the same deque with one addition: a push is private
 // to the owner, which pops it back without any fence, until the owner
