@@ -17,16 +17,17 @@ func (w *Worker) reusable() *task {
 
 // reusableMoved is reusable for a fork that found no recycled task of its
 // type in the slot it fills, before it allocates one: the newest recycled
-// task that w took back by the top (D5a, D3's last item) is stored in that
-// slot (SetReusable) and returned. That is where jobs claimed back by the top are
-// (wsdeque.md, Moved): a fork published because its deque exposed nothing
-// (E1), taken back as the deque's last item, moves the deque's indices,
-// and so every deeper slot, one place on. A recursion moves them once per
-// level of its right spine, and without this its deepest forks would
-// meet slots that never held a job and allocate, call after call, until
-// the indices went round the ring. Moved tasks that are not recycled yet
-// (or not w's) are dropped: they are in another slot too. Not inlined:
-// reusable must be.
+// task that a take by the top (D5a, D3's last item) pushed out of its slot
+// is stored in that slot (SetReusable) and returned. That is where such
+// jobs are (wsdeque.md, Moved): a fork published because its deque exposed
+// nothing (E1), taken back as the deque's last item, moves the deque's
+// indices, and so every deeper slot, one place on; the job taken back
+// moves with them, to the next fork's slot, and the job that slot held
+// goes to Moved. A recursion moves them once per level of its right
+// spine, and without this its deepest forks would meet slots that never
+// held a job and allocate, call after call, until the indices went round
+// the ring. Moved tasks that are not recycled yet (or not w's) are
+// dropped: they are in another slot too. Not inlined: reusable must be.
 //
 //go:noinline
 func (w *Worker) reusableMoved() *task {

@@ -210,6 +210,7 @@ func (w *Worker) spillSpare() {
 		clear(w.spill[:k])
 	}
 	if t := w.dq.Pop(); t != nil {
+		w.dq.Forget(w.dq.Bottom(), t) // it leaves this deque for good
 		w.counts[countOverflows]++
 		w.pool.inj.push(uint32(w.id), t)
 	}

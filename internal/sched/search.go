@@ -15,8 +15,9 @@ import (
 func (w *Worker) search() (*task, holderState) {
 	p := w.pool
 	w.flushCounters()
-	// Idle: the deque keeps, of the tasks it gave back by the top, only
-	// w's recycled jobs (holding nothing of a finished call);
+	// Idle: the deque keeps, of the tasks that takes by the top pushed
+	// out of their slots, only w's recycled jobs (holding nothing of a
+	// finished call);
 	// futures and other workers' tasks go (issue 33: a finished call
 	// leaves nothing reachable from an idle pool).
 	w.dq.DropMoved(func(t *task) bool { return t.forker == w && t.recycled })

@@ -117,6 +117,18 @@ func (c *ilChecker) storeSlot(s *ilState, i int, v int8) {
 	s.o.nbuf++
 }
 
+// takeByTop takes the item at index o.b, just claimed by the top, and
+// moves it to the next slot, clearing its own: plain stores (setSlot).
+func (c *ilChecker) takeByTop(s *ilState) {
+	b := s.o.b
+	x := c.ownerSlot(s, b)
+	c.ownerTake(s, x)
+	if c.ownerSlot(s, b+1) != x {
+		c.storeSlot(s, b+1, x)
+	}
+	c.storeSlot(s, b, 0)
+}
+
 // ownerSlot is the owner's load of slot i: its own newest buffered store
 // to it if any (store forwarding), else memory.
 func (c *ilChecker) ownerSlot(s *ilState, i int) int8 {
@@ -236,8 +248,7 @@ func (c *ilChecker) popStep(s *ilState) {
 		c.flush(s)
 		if m.top == o.b {
 			m.top = o.b + 1
-			c.ownerTake(s, c.ownerSlot(s, o.b))
-			c.storeSlot(s, o.b, 0) // takeByTop forgets the slot (setSlot)
+			c.takeByTop(s)
 		}
 		o.pc = 14
 	case 14:
@@ -266,8 +277,7 @@ func (c *ilChecker) popStep(s *ilState) {
 		c.flush(s)
 		if m.top == o.b {
 			m.top = o.b + 1
-			c.ownerTake(s, c.ownerSlot(s, o.b))
-			c.storeSlot(s, o.b, 0)
+			c.takeByTop(s)
 		}
 		c.ownerDone(s)
 	// D5: bottom and pub come down before the load of top.

@@ -22,6 +22,35 @@ type model struct {
 	npub  int    // items[:npub] are published, items[npub:] private
 	top   int64  // index of items[0] in the infinite array
 	slots []*int // slots[i]: the item last pushed at an index ≡ i mod cap
+	moved []*int // what Moved returns, newest last, at most movedMax
+}
+
+// addMoved remembers x for Moved, forgetting the oldest beyond movedMax.
+func (m *model) addMoved(x *int) {
+	if len(m.moved) == movedMax {
+		m.moved = m.moved[1:]
+	}
+	m.moved = append(m.moved, x)
+}
+
+// takeMoved is Moved.
+func (m *model) takeMoved() *int {
+	if len(m.moved) == 0 {
+		return nil
+	}
+	x := m.moved[len(m.moved)-1]
+	m.moved = m.moved[:len(m.moved)-1]
+	return x
+}
+
+// setReusable is SetReusable: x goes to the next push's slot if there is
+// room.
+func (m *model) setReusable(x *int) bool {
+	if len(m.items) == m.cap {
+		return false
+	}
+	m.slots[m.slot(m.bottom())] = x
+	return true
 }
 
 // modelCap is the capacity rule, written independently of Init: rounded up
@@ -61,11 +90,20 @@ func (m *model) pop() *int {
 		return nil
 	}
 	if len(m.items) == 1 {
-		// The owner clears the slot it leaves behind the indices
-		// (takeByTop): nothing it dropped stays reachable there.
+		// The item moves to the next push's slot, and the slot it
+		// leaves behind the indices is cleared (takeByTop): the owner
+		// finds it again at its next push, and nothing it dropped stays
+		// reachable behind the indices. What the next slot held goes
+		// to the moved list.
 		i := m.top
 		x := m.takeFirst()
-		m.slots[m.slot(i)] = nil
+		if m.cap > 1 {
+			if old := m.slots[m.slot(i+1)]; old != nil && old != x {
+				m.addMoved(old)
+			}
+			m.slots[m.slot(i)] = nil
+			m.slots[m.slot(i+1)] = x
+		}
 		return x
 	}
 	x := m.items[len(m.items)-1]
@@ -166,13 +204,15 @@ const (
 	recReusable
 	recStealPrivate
 	recStealBatch
+	recMoved
+	recSetReusable
 )
 
-var opNames = [...]string{"Push", "Push(reusable)", "Pop", "Steal", "Publish", "TakeOldest", "Reusable", "StealPrivate", "StealBatch"}
+var opNames = [...]string{"Push", "Push(reusable)", "Pop", "Steal", "Publish", "TakeOldest", "Reusable", "StealPrivate", "StealBatch", "Moved", "SetReusable"}
 
 func (r opRec) String() string {
 	switch r.op {
-	case recPush, recPushReusable:
+	case recPush, recPushReusable, recSetReusable:
 		return fmt.Sprintf("%s(%s)=%v", opNames[r.op], show(r.x), r.ok)
 	case recPublish:
 		return "Publish()"
@@ -202,6 +242,7 @@ type coverage struct {
 	reusables      int // Reusable that returned an item
 	reusableFull   int // Reusable that returned nil because the deque was full
 	recycledPushes int // Push of the item Reusable returned
+	movedPushes    int // Push of the item Moved returned
 	privateSteals  int // StealPrivate that took a private item (D8)
 	batches        int // StealBatch that took more than one item
 }
@@ -298,6 +339,19 @@ func (c *checker) check() {
 			c.fail("slot %d holds %s, want %s", i, show(got), show(want))
 		}
 	}
+	if d.nmoved != len(m.moved) {
+		c.fail("%d items moved, want %d", d.nmoved, len(m.moved))
+	}
+	for i, x := range m.moved {
+		if d.moved[i] != x {
+			c.fail("moved item %d is %s, want %s", i, show(d.moved[i]), show(x))
+		}
+	}
+	for i := d.nmoved; i < movedMax; i++ {
+		if d.moved[i] != nil {
+			c.fail("moved item %d is %s past the %d kept: it stays reachable", i, show(d.moved[i]), d.nmoved)
+		}
+	}
 }
 
 func (c *checker) newItem() *int {
@@ -310,15 +364,40 @@ func (c *checker) newItem() *int {
 func (c *checker) push() { c.pushItem(c.newItem(), recPush) }
 
 // pushReusable pushes the item Reusable returns, as an owner that recycles its
-// items does; it pushes a new one if Reusable has none.
+// items does; if Reusable has none, the newest item Moved returns, stored
+// in the slot by SetReusable, as the scheduler's forks do; if neither has
+// one, a new one.
 func (c *checker) pushReusable() {
 	x := c.reusable()
 	if x == nil {
-		c.push()
-		return
+		x = c.moved()
+		if x == nil {
+			c.push()
+			return
+		}
+		got, want := c.d.SetReusable(x), c.m.setReusable(x)
+		c.log(opRec{op: recSetReusable, x: x, ok: got})
+		if got != want {
+			c.fail("SetReusable(%d) = %v, want %v", *x, got, want)
+		}
+		c.check()
+		if !got {
+			return
+		}
+		c.cov.movedPushes++
 	}
 	c.cov.recycledPushes++
 	c.pushItem(x, recPushReusable)
+}
+
+func (c *checker) moved() *int {
+	got, want := c.d.Moved(), c.m.takeMoved()
+	c.log(opRec{op: recMoved, x: got})
+	if got != want {
+		c.fail("Moved() = %s, want %s", show(got), show(want))
+	}
+	c.check()
+	return got
 }
 
 func (c *checker) pushItem(x *int, op byte) {
@@ -564,6 +643,7 @@ func (cv *coverage) add(o coverage) {
 	cv.reusables += o.reusables
 	cv.reusableFull += o.reusableFull
 	cv.recycledPushes += o.recycledPushes
+	cv.movedPushes += o.movedPushes
 	cv.privateSteals += o.privateSteals
 	cv.batches += o.batches
 }
@@ -576,7 +656,8 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 	if modelCap(capacity) == 1 {
 		// One slot: never a private item above a published one, and
 		// TakeOldest never has two published items to halve.
-		cv.privatePops, cv.takes, cv.takesHalved = -1, -1, -1
+		// A take by the top moves its item to the slot it is in.
+		cv.privatePops, cv.takes, cv.takesHalved, cv.movedPushes = -1, -1, -1, -1
 	}
 	if modelCap(capacity) <= 2 {
 		// A batch takes half of the published items, rounded up:
@@ -597,6 +678,7 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 		{"Reusable returning an item", cv.reusables},
 		{"Reusable on full", cv.reusableFull},
 		{"pushes of a recycled item", cv.recycledPushes},
+		{"pushes of an item Moved returned", cv.movedPushes},
 		{"private steals (D8)", cv.privateSteals},
 		{"batch steals of more than one item", cv.batches},
 	} {
@@ -751,5 +833,49 @@ func TestReusable(t *testing.T) {
 	c.drain(rand.New(rand.NewPCG(3, 4)))
 	if c.cov.recycledPushes != 3 || c.cov.reusableFull != 1 {
 		t.Fatalf("coverage %+v: want 3 recycled pushes and 1 Reusable on full", c.cov)
+	}
+}
+
+// A take by the top moves its item to the next push's slot, so that an
+// owner forking and joining one item at a time finds it again at every
+// push (the scheduler's one-worker fork and join, each taken back by the
+// top), and the slot behind the indices lets go of it; what the next slot
+// held goes to Moved.
+func TestTakeByTopMovesItsItem(t *testing.T) {
+	c := newChecker(t, 4, 0, "cap=4")
+	for range 4 {
+		c.push() // items 0-3 at indices 0-3: every slot holds one
+	}
+	c.publish()
+	for range 4 {
+		c.steal()
+	}
+	c.push() // item 4 at index 4, slot 0
+	c.publish()
+	c.pop() // item 4, by the top: to slot 1, and item 1 goes to Moved
+	if c.d.slots[0].Load() != nil || *c.d.slots[1].Load() != 4 || c.d.nmoved != 1 || *c.d.moved[0] != 1 {
+		t.Fatalf("after a take by the top at index 4: slots %v, %v, %d moved", show(c.d.slots[0].Load()), show(c.d.slots[1].Load()), c.d.nmoved)
+	}
+	for range 12 { // three laps of one item forked, published, taken back
+		if x := c.reusable(); x == nil || *x != 4 {
+			t.Fatalf("Reusable() = %s, want item 4, moved by the take", show(x))
+		}
+		c.pushReusable()
+		c.publish()
+		c.pop()
+	}
+	if c.d.nmoved != 3 {
+		t.Fatalf("%d items moved, want 3: items 1, 2 and 3, met once each", c.d.nmoved)
+	}
+	if x := c.moved(); x == nil || *x != 3 {
+		t.Fatalf("Moved() = %s, want item 3, the newest pushed out", show(x))
+	}
+	// One slot: the item stays where it is.
+	c = newChecker(t, 1, 0, "cap=1")
+	c.push()
+	c.publish()
+	c.pop()
+	if x := c.reusable(); x == nil || *x != 0 || c.d.nmoved != 0 {
+		t.Fatalf("cap=1: Reusable() = %s with %d moved, want item 0 and none", show(x), c.d.nmoved)
 	}
 }

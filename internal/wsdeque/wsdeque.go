@@ -53,9 +53,9 @@ type Deque[T any] struct {
 	bottom   int64 // one past the newest item, published or not
 	pubOwn   int64 // the owner's copy of pub: it alone writes pub
 	topCache int64 // a value top had at some point, so at most the current top
-	// moved holds the last items the owner took by the top (D5a, and
-	// D3's last item), newest last, nmoved of them: their slots are
-	// behind the indices now, so Reusable no longer finds them (Moved).
+	// moved holds the last items that takes by the top (D5a, and D3's
+	// last item) pushed out of the next push's slot, newest last, nmoved
+	// of them: Reusable no longer finds them (Moved).
 	moved  [movedMax]*T
 	nmoved int
 	_      [2*cacheLine - 32 - 8*movedMax]byte
@@ -142,12 +142,13 @@ func (d *Deque[T]) Push(x *T) bool {
 // first time, until the ring wraps.
 const movedMax = 16
 
-// Moved removes and returns the item the owner last took by the top (D5a,
-// or D3's last item), which moved the indices past its slot (so that
-// Reusable no longer finds it), or nil; up to movedMax of them are kept,
-// newest first. It may be in the deque again, or have left it long ago;
-// whether it may be reused is for the owner to know, as with Reusable.
-// Owner only.
+// Moved removes and returns the newest of the items that takes by the
+// top pushed out of their slots (takeByTop: the item taken moves to the
+// next push's slot, and what that slot held comes here), or nil; up to
+// movedMax of them are kept, newest first. Such an item left the deque a
+// lap ago, and no slot the next pushes reach holds it any more. It may be
+// in the deque again, or have left it long ago; whether it may be reused
+// is for the owner to know, as with Reusable. Owner only.
 func (d *Deque[T]) Moved() *T {
 	if d.nmoved == 0 {
 		return nil
@@ -159,28 +160,43 @@ func (d *Deque[T]) Moved() *T {
 }
 
 // takeByTop returns the item at index b, which the owner has just claimed
-// by the top (D5a, D3's last item), and forgets it in its slot, which is
-// behind the indices now: nothing the owner dropped stays reachable from
-// the deque but through Moved's few. A thief with a stale top may still
-// load the slot; its CAS fails (D1). Owner only.
+// by the top (D5a, D3's last item), leaving the deque empty with bottom =
+// top = b+1. Its slot is behind the indices now, so the item moves to the
+// slot of index b+1, the next push's, where Reusable finds it, and slot b
+// is cleared: an owner that forks and joins one item at a time, each
+// taken back by the top, finds it again at every fork, and nothing the
+// owner dropped stays in a slot behind the indices. What slot b+1 held,
+// an item that left the deque a lap ago, goes to Moved (wsdeque.md, "What
+// the slots keep"). A thief with a stale top may still load either slot;
+// its CAS fails (D1). Owner only.
 func (d *Deque[T]) takeByTop(b int64) *T {
-	s := &d.slots[b&d.mask]
+	s, n := &d.slots[b&d.mask], &d.slots[(b+1)&d.mask]
 	x := s.Load()
-	d.setSlot(s, nil)
-	d.addMoved(x)
+	if s != n { // with Cap() == 1 the item is where it goes
+		if old := n.Load(); old != x {
+			if old != nil {
+				d.addMoved(old)
+			}
+			d.setSlot(n, x)
+		}
+		d.setSlot(s, nil)
+	}
 	return x
 }
 
 // Forget clears the slot of index i if it holds x, an item that has left
-// the deque for good and will not be pushed again: so that the slot, which
-// keeps the last item pushed there for Reusable, does not keep x reachable.
-// An owner that recycles its items forgets only those it will not
-// recycle. Owner only.
+// the deque for good and will not be pushed again, or else the slot of
+// index i+1, where a take by the top moved it (D5a): so that the slot,
+// which keeps the last item pushed there for Reusable, does not keep x
+// reachable. An owner that recycles its items forgets only those it will
+// not recycle. Owner only.
 func (d *Deque[T]) Forget(i int64, x *T) {
 	// A plain store, as in Push: a thief with a stale top may load this
 	// slot for index i; its CAS on top fails (D1). If the slot holds x, it
 	// holds no live item: x has left, and it is never pushed again.
 	if s := &d.slots[i&d.mask]; s.Load() == x {
+		d.setSlot(s, nil)
+	} else if s := &d.slots[(i+1)&d.mask]; s.Load() == x {
 		d.setSlot(s, nil)
 	}
 }
