@@ -13,6 +13,10 @@ import (
 // report the cost per fork.
 const fibN = 27
 
+// benchSink keeps a benchmark's results alive, so that its work is not
+// optimised away.
+var benchSink int
+
 func fibSeq(n int) int {
 	if n < 2 {
 		return n
@@ -119,6 +123,57 @@ func BenchmarkFib27(b *testing.B) {
 	b.Run("impl=fj-spawn-2w", func(b *testing.B) { benchPool(b, 2, fibSpawn, fibN) })
 	b.Run("impl=fj-fork-1w", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
 	b.Run("impl=fj-fork-2w", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
+}
+
+// BenchmarkForkJoinLeaf is the fixed cost of one fork and its join, alone:
+// each form forks a function that returns at once and joins it, in a loop
+// on one worker of the pool (on two, the other worker is idle and may take
+// the fork), beside the two plain calls it replaces (form=calls), made
+// through the same function value as the forms. It is the figure a
+// change to the fork and join paths moves most; the recursions above show
+// what it means for user code. Compare rows of one run only.
+func BenchmarkForkJoinLeaf(b *testing.B) {
+	leaf := func(*pool.Worker) int { return 1 }
+	leafArg := func(_ *pool.Worker, x int) int { return x }
+	for _, workers := range []int{1, 2} {
+		p := pool.New(pool.WithWorkers(workers))
+		forms := []struct {
+			name string
+			op   func(w *pool.Worker, i int) int
+		}{
+			{"calls", func(w *pool.Worker, i int) int { return leaf(w) + leafArg(w, i) }},
+			{"join", func(w *pool.Worker, _ int) int {
+				x, y := forkjoin.Join(w, leaf, leaf)
+				return x + y
+			}},
+			{"joinargs", func(w *pool.Worker, i int) int {
+				x, y := forkjoin.JoinArgs(w, leafArg, i, i)
+				return x + y
+			}},
+			{"spawn", func(w *pool.Worker, _ int) int {
+				t := forkjoin.Spawn(w, leaf)
+				return t.Join(w) + leaf(w)
+			}},
+			{"fork", func(w *pool.Worker, _ int) int {
+				f := forkjoin.Fork(w, leaf)
+				return f.Join(w) + leaf(w)
+			}},
+		}
+		for _, f := range forms {
+			b.Run(fmt.Sprintf("form=%s/workers=%d", f.name, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				p.Run(func(w *pool.Worker) {
+					s := 0
+					b.ResetTimer()
+					for i := range b.N {
+						s += f.op(w, i)
+					}
+					benchSink = s
+				})
+			})
+		}
+		p.Close()
+	}
 }
 
 // BenchmarkFib27Watch is what the stall watch costs a fine-grained
