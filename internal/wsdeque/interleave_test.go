@@ -477,45 +477,33 @@ func TestInterleavingsOfPrivateSteals(t *testing.T) {
 			}
 		})
 	}
-	// Without the barrier the handshake fails: some scenario must show it.
-	found := false
-	for _, sc := range ilScenarios {
-		c := &ilChecker{sc: sc, barrier: false, seen: map[ilState]bool{}}
-		c.explore(ilState{})
-		if c.fail != "" {
-			t.Logf("without the barrier, %q: %s", sc.name, c.fail)
-			found = true
+	// Each of these mutations of the protocol must make some scenario
+	// fail, or the model no longer checks what it claims to.
+	for _, m := range []struct {
+		what, checks string
+		mutate       func(*ilChecker)
+	}{
+		// The handshake is what the barrier buys.
+		{"without the heavy barrier", "the handshake", func(c *ilChecker) { c.barrier = false }},
+		// D5 must lower bottom with pub: a D8 thief that loaded pub
+		// before D5's store looks at bottom (wsdeque.md, D5).
+		{"with D5 leaving bottom alone", "D5 against D8", func(c *ilChecker) { c.noD5Low = true }},
+		// D2 must store the slot before bottom: the slots are plain
+		// stores (setSlot), ordered for a D8 thief only by program order.
+		{"with D2 storing bottom before the slot", "the slot's order", func(c *ilChecker) { c.lateSlot = true }},
+	} {
+		found := false
+		for _, sc := range ilScenarios {
+			c := &ilChecker{sc: sc, barrier: true, seen: map[ilState]bool{}}
+			m.mutate(c)
+			c.explore(ilState{})
+			if c.fail != "" {
+				t.Logf("%s, %q: %s", m.what, sc.name, c.fail)
+				found = true
+			}
 		}
-	}
-	if !found {
-		t.Errorf("without the heavy barrier no interleaving failed: the model no longer checks the handshake")
-	}
-	// And D5 must lower bottom with pub: a D8 thief that loaded pub
-	// before D5's store looks at bottom (wsdeque.md, D5).
-	found = false
-	for _, sc := range ilScenarios {
-		c := &ilChecker{sc: sc, barrier: true, noD5Low: true, seen: map[ilState]bool{}}
-		c.explore(ilState{})
-		if c.fail != "" {
-			t.Logf("with D5 leaving bottom alone, %q: %s", sc.name, c.fail)
-			found = true
+		if !found {
+			t.Errorf("%s no interleaving failed: the model no longer checks %s", m.what, m.checks)
 		}
-	}
-	if !found {
-		t.Errorf("with D5 leaving bottom alone no interleaving failed: the model no longer checks D5 against D8")
-	}
-	// And D2 must store the slot before bottom: the slots are plain
-	// stores (setSlot), ordered for a D8 thief only by program order.
-	found = false
-	for _, sc := range ilScenarios {
-		c := &ilChecker{sc: sc, barrier: true, lateSlot: true, seen: map[ilState]bool{}}
-		c.explore(ilState{})
-		if c.fail != "" {
-			t.Logf("with D2 storing bottom before the slot, %q: %s", sc.name, c.fail)
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("with D2 storing bottom before the slot no interleaving failed: the model no longer checks the slot's order")
 	}
 }
