@@ -257,7 +257,7 @@ type task struct {
 	// has run, the deque slot its fork used, slot (unless it spilled),
 	// must let go of it (Forget).
 	oneShot bool
-	slot    uint32
+	slot    uint32 // a oneShot task's slot (Deque.Slot), set by its fork, for Forget
 	// The fields are in this order so that a task is 48 bytes, a job 64
 	// and a Future of a word-sized result 80, a size class of its own:
 	// every Fork allocates one (TestTaskSizes).
