@@ -161,8 +161,7 @@ func closingWant(got, exp int, what string) []string {
 // The entry points run in the task, where they must be called from (a
 // subtest's goroutine is not a task of p), and their outcomes are reported
 // in a subtest each once Close has returned. The pool has two workers, so
-// the calling task's worker is not the only one (pools of one worker run
-// loops aside in race builds, on a stand-in worker).
+// the calling task's worker is not the only one.
 func TestClosingEntryRunsOnCallersWorker(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := pool.New(pool.WithWorkers(2))

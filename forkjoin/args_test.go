@@ -125,7 +125,7 @@ func TestArgFormsAllocateNothing(t *testing.T) {
 	if fjtest.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	p := noAsides(pool.New(pool.WithWorkers(1))) // a stand-in allocates
+	p := pool.New(pool.WithWorkers(1))
 	defer p.Close()
 	var next int
 	tree := mkTree(6, 4, &next)
@@ -271,7 +271,7 @@ func TestJoinArgsAllocatesNothingAfterFirstCall(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	for _, n := range []int{10, 20} {
-		p := noAsides(pool.New(pool.WithWorkers(1))) // a stand-in allocates
+		p := pool.New(pool.WithWorkers(1))
 		var m0, m1 runtime.MemStats
 		p.Run(func(w *pool.Worker) {
 			fibArgs(w, n) // the first call fills the slots it reaches

@@ -119,9 +119,7 @@ func TestPanicInFA(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	for _, workers := range poolSizes {
 		where := fmt.Sprintf("workers=%d", workers)
-		// On one worker fb must only be taken back: a join run aside in
-		// fa would let the worker run it meanwhile.
-		p := noAsides(pool.New(pool.WithWorkers(workers)))
+		p := pool.New(pool.WithWorkers(workers))
 		// One record per Join: whether its fb had started (and ended) when
 		// the Join's panic was recovered, and the live flag, checked again
 		// after Close.

@@ -156,7 +156,7 @@ func TestSpawnAllocatesNothing(t *testing.T) {
 	if fjtest.RaceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	p := noAsides(pool.New(pool.WithWorkers(1))) // a stand-in allocates
+	p := pool.New(pool.WithWorkers(1))
 	defer p.Close()
 	var rec func(w *pool.Worker) int
 	leaf := func(w *pool.Worker) int { return 1 }

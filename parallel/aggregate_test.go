@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/parallel"
 	"github.com/forkjoin/fj/pool"
 )
@@ -218,8 +217,8 @@ func TestAggregateBadInput(t *testing.T) {
 // On a pool of one worker every call is in that case; the count is the
 // whole For's, per row.
 func TestNestedAggregatesAllocateNothing(t *testing.T) {
-	if fjtest.RaceEnabled || sched.DebugChecks {
-		t.Skip("the race detector allocates, and so do debug builds' stand-ins (inOneStep's function escapes to them)")
+	if fjtest.RaceEnabled {
+		t.Skip("the race detector allocates")
 	}
 	rows := make([][]float64, 256)
 	for i := range rows {
@@ -261,7 +260,7 @@ func TestNestedAggregatesAllocateNothing(t *testing.T) {
 		},
 		"Reduce": func(row []float64) float64 { return float64(len(row)) },
 	}
-	p := noAsides(pool.New(pool.WithWorkers(1))) // a stand-in allocates
+	p := pool.New(pool.WithWorkers(1))
 	defer p.Close()
 	for name, call := range calls {
 		allocs := testing.AllocsPerRun(10, func() {

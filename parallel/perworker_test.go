@@ -17,7 +17,7 @@ import (
 func TestPerWorkerAccumulatesWithoutLocks(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	for _, workers := range []int{1, 2, 4} {
-		p := noAsides(pool.New(pool.WithWorkers(workers))) // a stand-in has a value of its own, with its worker's ID
+		p := pool.New(pool.WithWorkers(workers))
 		n := fjtest.Small(200_000, 20_000)
 		var inits atomic.Int64
 		type acc struct {

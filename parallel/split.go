@@ -252,19 +252,8 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 	return res, l.result()
 }
 
-// runFirst runs the loop over [0, n) on w, its caller's worker. In builds
-// with debug checks it may run it on a stand-in worker instead (aside,
-// sched's aside.go): a body that uses a worker captured from the
-// enclosing task, not its own, then fails the misuse check even on one
-// worker, where nothing is stolen.
-func (l *loop[T, I]) runFirst(w *pool.Worker, n uint64) partial[T] {
-	if sched.DebugChecks && sched.AsideDue(w) {
-		if res, ok := sched.RunAside(w, func(w *pool.Worker) partial[T] { return l.run(w, 0, n) }); ok {
-			return res
-		}
-	}
-	return l.run(w, 0, n)
-}
+// runFirst runs the loop over [0, n) on w, its caller's worker.
+func (l *loop[T, I]) runFirst(w *pool.Worker, n uint64) partial[T] { return l.run(w, 0, n) }
 
 // result is the call's error once its work has ended.
 func (l *loop[T, I]) result() error {
@@ -326,26 +315,16 @@ func oneStep(w *pool.Worker, n uint64, opts []Option) bool {
 
 // inOneStep runs chunk(w, lo, hi) on w, the caller's worker, as the one
 // step that oneStep decided: a panic in it is re-raised as a
-// *pool.PanicError, and in builds with debug checks it may run on a
-// stand-in worker (aside), as runFirst runs a loop. chunk does not escape
-// in plain builds, and this inlines: a caller's closure over its
-// arguments stays on its stack, and a Reduce of ten elements costs a
-// call of chunk and the check.
+// *pool.PanicError. chunk does not escape, and this inlines: a caller's
+// closure over its arguments stays on its stack, and a Reduce of ten
+// elements costs a call of chunk and the check.
 func inOneStep[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I) (v T) {
 	sched.RunHere(func() { oneChunk(w, chunk, lo, hi, &v) })
 	return v
 }
 
-// oneChunk stores chunk(w, lo, hi) in *v: in builds with debug checks, on
-// a stand-in worker when one is due (sched's aside.go), as runFirst runs
-// a loop; plain builds compile that away, and this inlines.
+// oneChunk stores chunk(w, lo, hi) in *v; it inlines.
 func oneChunk[T any, I constraints.Integer](w *pool.Worker, chunk func(w *pool.Worker, lo, hi I) T, lo, hi I, v *T) {
-	if sched.DebugChecks && sched.AsideDue(w) {
-		if r, ok := sched.RunAside(w, func(w *pool.Worker) T { return chunk(w, lo, hi) }); ok {
-			*v = r
-			return
-		}
-	}
 	*v = chunk(w, lo, hi)
 }
 

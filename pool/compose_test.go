@@ -60,7 +60,7 @@ func TestSortOnOwnPoolInsideFor(t *testing.T) {
 func TestEntryPointsOnOwnPoolRunInline(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	for _, n := range composeWorkers {
-		p := noAsides(pool.New(pool.WithWorkers(n))) // a loop run aside runs on a stand-in
+		p := pool.New(pool.WithWorkers(n))
 		check := func(name string, outer *pool.Worker, inner *pool.Worker) {
 			t.Helper()
 			if inner != outer {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -57,13 +56,3 @@ var (
 	panicMessage = fjtest.PanicMessage
 	small        = fjtest.Small
 )
-
-// noAsides turns off, for p, the asides of builds with debug checks (the
-// stand-in workers that run some pieces on one-worker pools so that a
-// captured worker is caught: internal/sched/aside.go), for a test that
-// asserts the schedule, the goroutine or the allocations of a plain
-// build. It returns p.
-func noAsides(p *pool.Pool) *pool.Pool {
-	sched.From[sched.Pool](p).SetAsides(false)
-	return p
-}

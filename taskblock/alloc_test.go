@@ -25,9 +25,8 @@ func TestDefineDoesNotAllocate(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	// Without the stall watch, whose goroutine (an allocation) starts
-	// now and then, as time passes, when a fork is published; without the
-	// stand-ins of debug builds, which allocate.
-	p := noAsides(pool.New(pool.WithWorkers(1), pool.WithStallThreshold(0)))
+	// now and then, as time passes, when a fork is published.
+	p := pool.New(pool.WithWorkers(1), pool.WithStallThreshold(0))
 	defer p.Close()
 	p.Run(func(w *pool.Worker) {
 		task := func(w *pool.Worker) {}

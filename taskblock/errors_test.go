@@ -67,9 +67,7 @@ func TestDefineErrFirstErrorCancels(t *testing.T) {
 	const m = 100
 	for _, workers := range workerCounts {
 		where := fmt.Sprintf("workers=%d", workers)
-		// A task run aside would let the worker run the queued ones
-		// while the failing one runs: they are skipped only in order.
-		p := noAsides(pool.New(pool.WithWorkers(workers)))
+		p := pool.New(pool.WithWorkers(workers))
 		for round := 0; round < small(20, 5); round++ {
 			var ran atomic.Int64
 			var canceledBefore, canceledAfter bool

@@ -6,7 +6,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/forkjoin/fj/internal/fjtest"
-	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 	"github.com/forkjoin/fj/taskblock"
 )
@@ -39,13 +38,3 @@ var (
 	panicMessage = fjtest.PanicMessage
 	small        = fjtest.Small
 )
-
-// noAsides turns off, for p, the asides of builds with debug checks (the
-// stand-in workers that run some pieces on one-worker pools so that a
-// captured worker is caught: internal/sched/aside.go), for a test that
-// asserts the schedule, the goroutine or the allocations of a plain
-// build. It returns p.
-func noAsides(p *pool.Pool) *pool.Pool {
-	sched.From[sched.Pool](p).SetAsides(false)
-	return p
-}

@@ -332,7 +332,7 @@ func TestPanicSkipsTasksNotStarted(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	const m = 100
 	for _, workers := range workerCounts {
-		p := noAsides(pool.New(pool.WithWorkers(workers))) // one worker takes the tasks in order
+		p := pool.New(pool.WithWorkers(workers)) // one worker takes the tasks in order
 		for _, who := range []string{"task", "body"} {
 			for round := 0; round < small(20, 5); round++ {
 				where := fmt.Sprintf("workers=%d %s panics, round %d", workers, who, round)

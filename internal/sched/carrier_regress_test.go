@@ -28,7 +28,7 @@ import (
 // runs u, which calls Goexit too (capture.go, Guard).
 func TestGoexitAttributedPerGoroutine(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
-	p := noAsides(pool.New(pool.WithWorkers(1))) // g runs inline
+	p := pool.New(pool.WithWorkers(1)) // g runs inline
 	defer p.Close()
 	var u *forkjoin.Future[int]
 	r := catch(func() {
@@ -83,8 +83,7 @@ func TestCarrierLabelsDoNotStick(t *testing.T) {
 func TestOverflowParksStayBoundedByDepth(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	const n = 20 // depth of the computation
-	// It counts goroutines: no stand-ins of debug builds.
-	p := noAsides(pool.New(pool.WithWorkers(1), pool.WithDequeCapacity(4)))
+	p := pool.New(pool.WithWorkers(1), pool.WithDequeCapacity(4))
 	defer p.Close()
 	const limit = 2*n + 8                 // parked carriers: about the depth
 	base := int64(fjtest.NumGoroutine(0)) // exact

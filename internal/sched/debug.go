@@ -50,16 +50,11 @@ import (
 // goroutine, with another *Worker. On one worker (GOMAXPROCS=1, or
 // pool.WithWorkers(1)) nothing is stolen: a loop runs its bodies on its
 // caller's goroutine and worker, a join takes its second half back, and
-// the captured worker is the body's own, so the check passes and a test
-// suite run on a one-CPU machine ships the bug. So builds with debug
-// checks also perturb the schedule, as the race detector perturbs the
-// goroutine scheduler to surface races: on a pool of one worker, the
-// first loop and the first taken-back half or task-block task of each
-// task (and one such decision in asideEvery after them) run on a
-// stand-in worker, on a goroutine of its own, while the task's own worker
-// waits as for a stolen half (aside.go; stall.md, X7). The body then gets the stand-in, and a
-// captured worker, still held by the task's carriers, fails the check in
-// every run. Plain builds compile none of it (debugChecks is a constant).
+// the captured worker is the body's own, so the check passes. Builds with
+// debug checks (debugChecks: the race detector or the fjdebug tag) check
+// more, never schedule differently, so that the race detector watches the
+// schedule that ships; the fjvet analyzer finds a captured worker before
+// the program runs.
 
 // checkDue reports whether the fork path must look closer: true when the
 // calling goroutine does not hold w, and always where the fast id is

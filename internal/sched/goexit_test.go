@@ -37,7 +37,7 @@ func checkGoexit(t *testing.T, where string, r any, want error) {
 func TestGoexit(t *testing.T) {
 	fjtest.Deadline(t, 60*time.Second)
 	for _, workers := range []int{1, 2} {
-		p := noAsides(pool.New(pool.WithWorkers(workers))) // futures joined inline
+		p := pool.New(pool.WithWorkers(workers)) // futures joined inline
 		for round := 0; round < 5; round++ {
 			// Directly in a task run from outside.
 			r := catch(func() { p.Run(func(*pool.Worker) { runtime.Goexit() }) })

@@ -449,7 +449,6 @@ func (o *groupOwner) Failed(p *Panic, err error) {
 func TestGroupWaitRunsOwnTasksInline(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := New(Config{Workers: 1, DequeCapacity: 64, Name: "group-inline"})
-	p.SetAsides(false) // asserts that the tasks run on the opener's goroutine
 	defer p.Close()
 	const k = 10
 	var order []int
@@ -509,7 +508,6 @@ func TestGroupWaitRunsOwnTasksInline(t *testing.T) {
 func TestGroupFailureCancels(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	p := New(Config{Workers: 1, DequeCapacity: 64, Name: "group-fail"})
-	p.SetAsides(false) // a task run aside would let the worker run the others before the failure
 	defer p.Close()
 	for _, mode := range []string{"panic", "error"} {
 		o := &groupOwner{}

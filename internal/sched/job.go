@@ -67,9 +67,7 @@ import (
 //	    published task at the bottom of the deque is popped (D3, D5), one
 //	    that overflowed to the injector is claimed (task.claimed). Then
 //	    the joiner runs it inline, on its own stack, with no capture and
-//	    no latch: nobody else can see the job any more. (In builds with
-//	    debug checks, takeBack may run it on a stand-in instead, X7, and
-//	    report it not taken back: the joiner then waits for it as J3.)
+//	    no latch: nobody else can see the job any more.
 //	J2  Only the task awaited is ever run on the joiner's stack: a
 //	    different task found at the bottom (a younger fork not joined) is
 //	    put back. Running an awaited task there is safe (it cannot wait

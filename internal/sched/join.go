@@ -28,24 +28,16 @@ func (w *Worker) join(j *job) (inline bool) {
 //		// run it inline
 //	}
 //
-// In builds with debug checks a job taken back may run on a stand-in
-// instead (X7, aside.go), and takeBack reports false once it has finished
-// there: to its joiner it was stolen. That is why takeBackFast reports
-// false in those builds, so that every take-back comes here: the
-// decision stays out of plain builds and out of the fast path's
-// condition.
+// Every build takes the same path: builds with debug checks check more,
+// they never schedule differently.
 func (w *Worker) takeBack(j *job) bool {
-	if !w.dq.PopPrivate(&j.task) && !w.takeBackSlow(&j.task) {
-		return false
-	}
-	return !(debugChecks && w.aside(&j.task, &j.done))
+	return w.dq.PopPrivate(&j.task) || w.takeBackSlow(&j.task)
 }
 
 // takeBackFast pops j if it is the private task at the bottom of w's
 // deque and not the last item there (D3): no fence, no call. It reports
-// false, having changed nothing, otherwise, and always in builds with
-// debug checks (takeBack).
-func (w *Worker) takeBackFast(j *job) bool { return !debugChecks && w.dq.PopPrivate(&j.task) }
+// false, having changed nothing, otherwise.
+func (w *Worker) takeBackFast(j *job) bool { return w.dq.PopPrivate(&j.task) }
 
 // takeBackSlow is takeBack for a task that is not the private bottom: a
 // published one, one that overflowed to the injector (claimed instead,
@@ -95,8 +87,7 @@ func (w *Worker) putBack(x *task) {
 // back the first task it would not run, and returns when the deque is
 // empty. It is J1 for a set of awaited tasks, such as a task block's:
 // keep must report true only for tasks whose completion e waits for, since
-// only those are sure not to wait for the caller in turn (J2). (In debug
-// builds one may run aside, X7, and is waited for before the next.)
+// only those are sure not to wait for the caller in turn (J2).
 func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 	for !e.IsSet() {
 		x := w.dq.Pop()
@@ -108,9 +99,7 @@ func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 			return
 		}
 		w.publishIfDue() // E2: the tasks left behind may be wanted elsewhere
-		if !(debugChecks && w.asideExec(x)) {
-			w.execute(x)
-		}
+		w.execute(x)
 	}
 }
 

@@ -11,19 +11,13 @@ import "runtime/trace"
 // hold runs w's main loop on c, which holds w, until c gives w away for
 // good, the pool has shut down, or w, a spare, has retired. It is the one
 // holder loop for every kind of slot (issue 33): a pool's worker, a spare
-// (stall.md, X2-X5) and a debug build's stand-in (X7) go through the same
+// (stall.md, X2-X5) go through the same
 // states, and differ only in running, after the check for a resumable
 // task: a worker runs its own deque's next task or goes to searching; a
 // spare takes a turn of spareStep, which runs the next task it may take,
 // retires (exiting) or waits for a parked task of its own; and a spare
 // that exits frees its slot (X5).
 func (w *Worker) hold(c *carrier) {
-	if s := w.asSpare; s != nil && s.first != nil {
-		// A stand-in's first task (X7), handed to it with the slot.
-		t := s.first
-		s.first = nil
-		w.runTask(c, t)
-	}
 	st := running
 	for {
 		switch st {
@@ -105,9 +99,6 @@ func (w *Worker) popOwn() *task {
 func (w *Worker) runTask(c *carrier, t *task) {
 	w.taskStart()
 	w.checks = 0 // a new task: where the fork path samples, its first forks are checked (debug.go)
-	if debugChecks && w.asSpare != nil {
-		w.checks = asideSpareTask // a spare's task goes aside by sample only, so that asides do not chain (aside.go)
-	}
 	w.loopNest = notNested
 	if trace.IsEnabled() {
 		w.executeTraced(t)
@@ -122,8 +113,8 @@ func (w *Worker) runTask(c *carrier, t *task) {
 	w.taskDone()
 }
 
-// spareStep is one turn of a spare's holder (X2, X4, X5) or a
-// stand-in's (X7) in hold's running state, with nothing resumable: it
+// spareStep is one turn of a spare's holder (X2, X4, X5)
+// in hold's running state, with nothing resumable: it
 // runs the next task the spare may take and returns running; with none,
 // it returns exiting when nothing of the spare's is in progress (X4, X5:
 // out of work, or retiring with its queue handed back), or waits for a
@@ -132,20 +123,19 @@ func (w *Worker) runTask(c *carrier, t *task) {
 // and neither retires nor hands its queue back: it exits once it has
 // nothing in progress and nothing queued.
 func (w *Worker) spareStep(c *carrier) holderState {
-	aside := debugChecks && w.asSpare.aside
 	free := w.inProgress.Load()&runningMask == 0
-	if !aside && free && (w.asSpare.retire.Load() || w.principalRuns()) {
+	if free && (w.asSpare.retire.Load() || w.principalRuns()) {
 		w.spillSpare() // X4: its queued tasks to the injector, not run first
 		if w.dq.Count() == 0 {
 			return exiting
 		}
 	}
 	idle := free && w.dq.Count() == 0
-	if t := w.spareFind(aside); t != nil {
+	if t := w.spareFind(); t != nil {
 		w.runTask(c, t)
 		return running
 	}
-	if idle || aside && free {
+	if idle {
 		return exiting // X4: out of work
 	}
 	// X4: tasks in progress (parked, or in sections) and nothing to
@@ -219,11 +209,8 @@ func (w *Worker) spillSpare() {
 
 // spareFind is X2's order: the spare's own deque (and, periodically, the
 // injector first), then the injector and the workers' deques, then the
-// other spares'. A stand-in (aside) takes from its own deque only (X7).
-func (w *Worker) spareFind(aside bool) *task {
-	if aside {
-		return w.popOwn()
-	}
+// other spares'.
+func (w *Worker) spareFind() *task {
 	if t := w.local(); t != nil {
 		return t
 	}
@@ -233,9 +220,7 @@ func (w *Worker) spareFind(aside bool) *task {
 // spareExited is X5, after hold's exit of a spare: the slot is free
 // again.
 func (w *Worker) spareExited() {
-	if !w.asSpare.aside {
-		w.pool.stall.stealable.Add(-1)
-	}
+	w.pool.stall.stealable.Add(-1)
 	w.pool.stall.live.Add(-1)
 	w.asSpare.live.Store(false) // last: X1 may start the spare again
 }

@@ -18,15 +18,6 @@ import (
 // carrier goroutine behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// noAsides turns off, for p, the asides of builds with debug checks
-// (aside.go, stall.md X7), for a test that asserts where or on which
-// goroutine a piece runs, or counts spares or goroutines, as a plain
-// build schedules them. It returns p.
-func noAsides(p *pool.Pool) *pool.Pool {
-	sched.From[sched.Pool](p).SetAsides(false)
-	return p
-}
-
 func fibSeq(n int) int {
 	if n < 2 {
 		return n

@@ -171,7 +171,7 @@ func (w *Worker) steal() *task {
 	if t := w.stealWorkers(); t != nil {
 		return t
 	}
-	if w.pool.stall.stealable.Load() != 0 { // not for a stand-in alone (X7)
+	if w.pool.stall.stealable.Load() != 0 {
 		return w.stealSpares()
 	}
 	return nil

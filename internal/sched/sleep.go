@@ -360,7 +360,7 @@ func (p *Pool) hasWork() bool {
 	}
 	for v := range p.made() { // the spares' too (stall.md, X2)
 		if v.asSpare != nil && p.stall.stealable.Load() == 0 {
-			break // a stand-in alone is not stolen from (X7)
+			break
 		}
 		if v.dq.Stealer().Len() != 0 {
 			return true

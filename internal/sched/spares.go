@@ -41,7 +41,7 @@ func (p *Pool) retireStandIn(v *stallView, h int) {
 func (p *Pool) startStandIn(v *stallView, h int) {
 	m := &p.stall
 	// Slot h's worker: a spare's slot is n+k, k ≡ its worker.
-	_, full := p.startSpare(h%len(p.workers), h, false, func(s *remote) {
+	_, full := p.startSpare(h%len(p.workers), h, func(s *remote) {
 		m.stealable.Add(1)
 		m.started.Add(1)
 		v.standIn[h] = s.index
@@ -52,19 +52,19 @@ func (p *Pool) startStandIn(v *stallView, h int) {
 	}
 }
 
-// startSpare is X1's and X7's start, under stall.mu: unless the pool is
+// startSpare is X1's start, under stall.mu: unless the pool is
 // closing (X6), it claims a free spare slot of worker root's for slot
 // principal (claimSpare), lets ready write what the spare or the monitor
 // reads first, and starts the spare's carrier. It returns the spare, or
 // nil, with full set when every slot of root's is live.
-func (p *Pool) startSpare(root, principal int, aside bool, ready func(s *remote)) (s *remote, full bool) {
+func (p *Pool) startSpare(root, principal int, ready func(s *remote)) (s *remote, full bool) {
 	m := &p.stall
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
 		return nil, false
 	}
-	if s = p.claimSpare(root, principal, aside); s == nil {
+	if s = p.claimSpare(root, principal); s == nil {
 		return nil, true
 	}
 	ready(s)
@@ -72,11 +72,10 @@ func (p *Pool) startSpare(root, principal int, aside bool, ready func(s *remote)
 	return s, false
 }
 
-// claimSpare is X1's (and X7's) choice of a slot, with stall.mu held: the
+// claimSpare is X1's choice of a slot, with stall.mu held: the
 // first spare slot of worker root's that is not live, made if it is new,
-// marked live and standing in for slot principal (aside: a stand-in of
-// debug builds, X7); or nil if they are all live.
-func (p *Pool) claimSpare(root, principal int, aside bool) *remote {
+// marked live and standing in for slot principal; or nil if they are all live.
+func (p *Pool) claimSpare(root, principal int) *remote {
 	n := len(p.workers)
 	for k := root; n+k < p.Slots(); k += n {
 		s := p.slot(n + k)
@@ -88,7 +87,6 @@ func (p *Pool) claimSpare(root, principal int, aside bool) *remote {
 		}
 		s.asSpare.retire.Store(false)
 		s.asSpare.principal = principal
-		s.asSpare.aside = aside
 		s.asSpare.live.Store(true)
 		p.stall.live.Add(1)
 		return s

@@ -12,8 +12,7 @@ import (
 // and the work queued behind it waits. The pool watches its holders in
 // every build (L1-L4, W1-W5): a holder that is blocked while work waits
 // gets a spare worker standing in for it about a millisecond later
-// (X1-X6, spares.go; debug builds also use spare slots for their
-// stand-ins, X7, aside.go), the first such block is reported once, and a
+// (X1-X6, spares.go), the first such block is reported once, and a
 // parked task ready to resume behind a blocked holder is handed its worker
 // (H1-H5, handover.go). stall.md next to this file states the steps and
 // argues why nothing is lost and nothing runs twice; the comments here

@@ -56,8 +56,8 @@ func (r *reports) get() []pool.StallReport {
 
 func stallPool(workers int, r *reports, opts ...pool.Option) *pool.Pool {
 	// The tests count spares and stalls: no stand-ins of debug builds.
-	return noAsides(pool.New(append([]pool.Option{pool.WithWorkers(workers), pool.WithStallThreshold(stallThreshold),
-		pool.WithStallHandler(r.handler)}, opts...)...))
+	return pool.New(append([]pool.Option{pool.WithWorkers(workers), pool.WithStallThreshold(stallThreshold),
+		pool.WithStallHandler(r.handler)}, opts...)...)
 }
 
 // stallReceive is a blocking call without a section, in a frame of its

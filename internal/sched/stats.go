@@ -53,7 +53,7 @@ func (p *Pool) Snapshot() Snapshot {
 		s.Workers[w.id] = s.Workers[w.id].Plus(w.snapshot())
 	}
 	s.Blocking, s.MostBlocking = p.blockingStats()
-	s.Spares = uint64(max(0, p.stall.stealable.Load())) // stand-ins (X7) are not counted
+	s.Spares = uint64(max(0, p.stall.stealable.Load()))
 	s.SparesStarted, s.Stalls = p.stall.started.Load(), p.stall.stalls.Load()
 	s.SparesAtLimit = p.stall.atLimit.Load()
 	s.HandOvers = p.stall.handOvers.Load()

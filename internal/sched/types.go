@@ -67,10 +67,6 @@ type Pool struct {
 
 	// stall is the stall monitor and its spares (stall.go).
 	stall stallWatch
-
-	// noAside turns the asides of debug builds off (aside.go, X7): set
-	// by SetAsides before the pool runs anything.
-	noAside bool
 }
 
 const cacheLine = 128
@@ -390,12 +386,6 @@ type spareState struct {
 	// written by X1 before the go statement that starts the spare's
 	// carrier, which orders it before the spare's reads (X4).
 	principal int
-	// aside marks a stand-in of debug builds (X7), which runs first and
-	// then its own deque, and is not counted live; first is the task it
-	// runs first. Both are written, like principal, before the go
-	// statement that starts its carrier.
-	aside bool
-	first *task
 }
 
 // holders is a pool's table of the goroutines that hold its workers: at
@@ -490,14 +480,14 @@ type stallWatch struct {
 	// with other memory), except live, whose decrement X5 orders before
 	// the spare's live flag.
 	made    atomic.Int32 // spares allocated so far
-	live    atomic.Int32 // spares running now, stand-ins (X7) included
+	live    atomic.Int32 // spares running now
 	started atomic.Uint64
 	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
 	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
 	// handOvers counts the workers handed to a parked task over a
 	// blocked holder's head (H3; Stats.HandOvers).
 	handOvers atomic.Uint64
-	// stealable counts the live spares but stand-ins (X7): those whose
+	// stealable counts the live spares: those whose
 	// deques workers steal from (X2), and Stats.Spares.
 	stealable atomic.Int32
 	// reported is set by the one delivery of W5. A monitor that has

@@ -110,11 +110,7 @@ func (l *Latch) addWaiter(n *waiter) bool {
 // count, and the extra call is on the path that parks.
 //
 //go:noinline
-func (w *Worker) WaitFor(e Event) { w.wait(e, true) }
-
-// wait is WaitFor; count says whether a park counts in Stats (a wait for a
-// piece run aside, X7, does not: aside.go).
-func (w *Worker) wait(e Event, count bool) {
+func (w *Worker) WaitFor(e Event) {
 	if debugChecks {
 		w.mustHold("wait")
 	}
@@ -140,10 +136,8 @@ func (w *Worker) wait(e Event, count bool) {
 			return
 		}
 		// C2: hand the worker off and park until C4 hands it back.
-		s := w.scope // other carriers run other tasks meanwhile
-		if count {
-			w.counts[countParks]++ // here, not in handOff: sections hand off too
-		}
+		s := w.scope           // other carriers run other tasks meanwhile
+		w.counts[countParks]++ // here, not in handOff: sections hand off too
 		w.parked.Add(1)
 		w.handOff(c, false)
 		w.unpark(c)
