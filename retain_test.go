@@ -90,6 +90,25 @@ func TestFinishedCallsLetGo(t *testing.T) {
 				return f.Join(w)
 			})
 		}},
+		// Futures and spawns never joined: they run, and then let go
+		// of what their closures carried, though their jobs stay in
+		// the deque slots they were pushed to (issue 44).
+		{"Fork/unjoined", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				for range 3 {
+					forkjoin.Fork(w, func(*pool.Worker) int { return use(pl) })
+				}
+				return 0
+			})
+		}},
+		{"Spawn/unjoined", func(p *pool.Pool, pl *payload) {
+			forkjoin.Invoke(p, func(w *pool.Worker) int {
+				for range 3 {
+					forkjoin.Spawn(w, func(*pool.Worker) int { return use(pl) })
+				}
+				return 0
+			})
+		}},
 		{"Spawn", func(p *pool.Pool, pl *payload) {
 			forkjoin.Invoke(p, func(w *pool.Worker) *payload {
 				tk := forkjoin.Spawn(w, func(*pool.Worker) *payload { return pl })

@@ -223,7 +223,7 @@ func BenchmarkStallPartial(b *testing.B) {
 // keeps busy until the task's younger fork, run on the task's worker
 // while it waits, has called Lock() without a section; the join's other
 // half then ends, and the parked task, which only its worker can resume,
-// is handed that worker over the blocked fork's head (stall.md, H1-H5).
+// gets that worker back over the blocked fork's head (stall.md, Y1-Y7).
 // The baseline locks in pool.Blocking. Target: within twice the report
 // threshold (default and 10 ms), and reported.
 func BenchmarkStallMutexAcrossJoin(b *testing.B) {

@@ -37,7 +37,8 @@
 // fork without joining it (spinning on a flag, or blocking on a channel
 // the fork writes to) must do so in a blocking section. Without one, a
 // blocking wait is caught by the pool's stall watch (pool.StallReport),
-// which runs the waiting work elsewhere; a spin is not: the spinning task
+// which hands the worker, and the fork, to another goroutine; a spin is
+// not: the spinning task
 // runs, as far as the pool can tell, and if its fork waits behind it on
 // its worker, the program hangs.
 //

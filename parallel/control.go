@@ -3,8 +3,9 @@ package parallel
 import (
 	"context"
 	"slices"
-	"sync"
 	"sync/atomic"
+
+	"github.com/forkjoin/fj/internal/sched"
 )
 
 // StopFlag tells the pieces of a parallel call that the call is stopping,
@@ -19,7 +20,7 @@ type StopFlag struct {
 	_ [63]byte
 	// hooks are the calls made with WithContext that use this flag: they
 	// cancel their bodies' contexts when the flag is set.
-	mu    sync.Mutex
+	mu    sched.Lock // fj's own: a holder waiting in it is no stall
 	hooks []*bodyContext
 }
 
@@ -93,10 +94,10 @@ type control struct {
 	// The outcome, written under mu rather than with an atomic pointer:
 	// that would allocate, and a failing body must stop the others before
 	// anything that can take time (see fail).
-	mu       sync.Mutex
-	err      error // the first error of a body
-	failed   bool  // some body failed (err may be unset: see ctxFirst)
-	ctxFirst bool  // the context ended before any body failed and before any Stop
+	mu       sched.Lock // fj's own: a holder waiting in it is no stall
+	err      error      // the first error of a body
+	failed   bool       // some body failed (err may be unset: see ctxFirst)
+	ctxFirst bool       // the context ended before any body failed and before any Stop
 }
 
 // controlled starts a call that runs loops of its own (Filter, Scan): it

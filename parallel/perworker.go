@@ -31,23 +31,13 @@ import (
 // its worker runs other tasks, which Get the same value: read and update
 // the value between nested calls, not across one. The same holds across
 // a call that blocks without a blocking section (see pool.StallReport):
-// while it blocks, the pool may hand its worker to another task of that
-// worker's (Stats.HandOvers), which may Get the value.
-//
-// A spare worker, which a pool runs while a task blocks without a
-// blocking section (see pool.StallReport), has a value of its own, apart
-// from that of the worker whose ID it reports: the blocked task may still
-// be using that one. All then yields that ID more than once.
+// while it blocks, the pool may hand its worker to another goroutine,
+// whose tasks may Get the value, until the blocked task gets its worker
+// back at its next call of fj's.
 type PerWorker[T any] struct {
 	pool  *pool.Pool
 	init  func() T
 	slots []perWorkerSlot[T]
-	// spares holds a slot per spare slot of the pool, made on the spare's
-	// first Get: a pool may run 64 spares per worker, and most never
-	// run. Only the spare's holder writes its entry, and the hand-overs
-	// of its holders order their writes and reads, as for a slot's
-	// fields.
-	spares []*perWorkerSlot[T]
 }
 
 // perWorkerSlot pads every value by two cache lines on each side (the
@@ -76,12 +66,7 @@ func NewPerWorker[T any](r pool.Runner, init func() T) *PerWorker[T] {
 	if p == nil {
 		panic("parallel: NewPerWorker with a nil *pool.Pool")
 	}
-	// A slot per worker and per spare (sched.Worker.Slot): a spare
-	// reports the ID of the worker it stands in for, but must not share
-	// its value.
-	n := p.Workers()
-	slots := sched.From[sched.Pool](p).Slots()
-	return &PerWorker[T]{pool: p, init: init, slots: make([]perWorkerSlot[T], n), spares: make([]*perWorkerSlot[T], slots-n)}
+	return &PerWorker[T]{pool: p, init: init, slots: make([]perWorkerSlot[T], p.Workers())}
 }
 
 // Get returns the value of worker w, creating it on w's first call. Only
@@ -99,65 +84,50 @@ func (pw *PerWorker[T]) Get(w *pool.Worker) *T {
 	}
 	sw := sched.From[sched.Worker](w)
 	sw.Check("parallel.PerWorker.Get")
-	s := pw.slot(sw.Slot())
+	s := &pw.slots[sw.ID()]
 	if !s.set {
 		pw.make(w, s)
+		sw.Release() // sched's stall.md, Y6: the caller's code runs next
 	}
 	return &s.v
-}
-
-// slot returns the slot at index i (sched.Worker.Slot), making a spare's
-// on its first use.
-func (pw *PerWorker[T]) slot(i int) *perWorkerSlot[T] {
-	if i < len(pw.slots) {
-		return &pw.slots[i]
-	}
-	s := pw.spares[i-len(pw.slots)]
-	if s == nil {
-		s = new(perWorkerSlot[T])
-		pw.spares[i-len(pw.slots)] = s
-	}
-	return s
 }
 
 // make runs init for s, w's slot, unless it is running already: then it
 // waits for it. If init panics, the slot is left unset, and a waiting Get
 // runs init itself.
 func (pw *PerWorker[T]) make(w *pool.Worker, s *perWorkerSlot[T]) {
+	sw := sched.From[sched.Worker](w)
 	for !s.set {
 		if l := s.making; l != nil {
-			sched.From[sched.Worker](w).WaitFor(l)
+			sw.WaitFor(l)
 			continue
 		}
 		l := new(sched.Latch)
 		s.making = l
 		func() {
+			g := sw.Holder()
 			defer func() {
+				sw.Regain(g) // init may have blocked (stall.md, Y6)
 				s.making = nil
 				l.Set()
 			}()
+			var v T
 			if pw.init != nil {
-				s.v = pw.init()
+				v = pw.init()
 			}
-			s.set = true
+			sw.Regain(g)
+			s.v, s.set = v, true
 		}()
 	}
 }
 
 // All returns the values that have been created, with the ID of their
-// worker, in increasing worker order (and then the spares' values, if a
-// spare made one). Call it only when no task uses pw any more (after the
-// parallel calls that use it have returned).
+// worker, in increasing worker order. Call it only when no task uses pw
+// any more (after the parallel calls that use it have returned).
 func (pw *PerWorker[T]) All() iter.Seq2[int, *T] {
 	return func(yield func(int, *T) bool) {
-		n := pw.pool.Workers()
 		for i := range pw.slots {
 			if s := &pw.slots[i]; s.set && !yield(i, &s.v) {
-				return
-			}
-		}
-		for k, s := range pw.spares {
-			if s != nil && s.set && !yield(k%n, &s.v) {
 				return
 			}
 		}

@@ -2,7 +2,6 @@ package parallel
 
 import (
 	"iter"
-	"sync"
 	"sync/atomic"
 
 	"github.com/forkjoin/fj/internal/sched"
@@ -264,7 +263,7 @@ type seqPull struct {
 	inFlight []*sched.Latch              // the latches of the batches in flight, oldest first
 	waiting  atomic.Pointer[sched.Latch] // the one the puller waits for (L1)
 
-	mu     sync.Mutex
+	mu     sched.Lock // fj's own: a holder waiting in it is no stall
 	panics []*sched.Panic
 }
 
@@ -299,6 +298,8 @@ func (s *seqPull) submit(task func(w *pool.Worker)) {
 		sched.GoOutside(&s.group, s.pool, run)
 		return
 	}
+	// Caller, above, also took the worker back if the pool handed it
+	// over while seq blocked (sched's stall.md, Y6).
 	sched.Go(&s.group, s.w, run, nil)
 	s.w.Expose()
 	s.inFlight = append(s.inFlight, l)
@@ -311,6 +312,7 @@ func (s *seqPull) submit(task func(w *pool.Worker)) {
 			s.w.WaitFor(oldest)
 		}
 	}
+	s.w.Release() // Y6: seq's code runs next
 }
 
 // failed records a panic of a batch (as the group's owner, from the

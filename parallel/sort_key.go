@@ -7,7 +7,6 @@ import (
 
 	"golang.org/x/exp/constraints"
 
-	"github.com/forkjoin/fj/internal/sched"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -122,14 +121,12 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 				// costs a fault and the kernel's zeroing of the
 				// page: spread over the workers here, rather
 				// than taken by whichever pass writes first
-				// (C3 in sort_key_scratch.go). The kernel's
-				// work, not a wait: the stall watch must not
-				// take it for a block (sched.Worker.InKernel).
-				sched.From[sched.Worker](w).InKernel(func() {
-					touchPages(rs.buf[lo:hi])
-					touchPages(rs.k[lo:hi])
-					touchPages(rs.kbuf[lo:hi])
-				})
+				// (C3 in sort_key_scratch.go). A system
+				// call the kernel works in: the stall watch
+				// counts no system call (stall.md, Limits).
+				touchPages(rs.buf[lo:hi])
+				touchPages(rs.k[lo:hi])
+				touchPages(rs.kbuf[lo:hi])
 			}
 			or, and := encodeKeys(s[lo:hi], key, rs.k[lo:hi])
 			return bitsSeen{or, and}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/forkjoin/fj/internal/sched"
 )
 
 // SortByKey's scratch memory, and the cache that keeps it between calls.
@@ -134,7 +136,7 @@ const (
 // arenas holds the idle arenas (A2, A3), and the timer that unmaps them,
 // set while some arena is idle.
 var arenas struct {
-	mu    sync.Mutex
+	mu    sched.Lock // fj's own: a holder waiting in it is no stall
 	idle  []*arena
 	timer *time.Timer
 }
@@ -142,7 +144,7 @@ var arenas struct {
 // scratchCache holds the scratches that calls on elements of type E have
 // given back (C1).
 type scratchCache[E any] struct {
-	mu   sync.Mutex
+	mu   sched.Lock // fj's own: a holder waiting in it is no stall
 	idle []*keyScratch[E]
 	// pointers is set if E holds pointers (C4).
 	pointers bool
@@ -358,7 +360,7 @@ func (c *scratchCache[E]) sweep() bool {
 var gcClock clock
 
 type clock struct {
-	mu    sync.Mutex
+	mu    sched.Lock // fj's own: a holder waiting in it is no stall
 	armed bool
 }
 

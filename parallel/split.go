@@ -235,9 +235,11 @@ func (l *loop[T, I]) start(r pool.Runner, w *pool.Worker, n uint64) (partial[T],
 		// stack unless it splits.
 		sw := sched.From[sched.Worker](w)
 		outer := sw.LoopMark()
+		g := sw.Holder() // sched's stall.md, Y6: the bodies may block
 		returned := false
 		defer func() {
 			if !returned {
+				sw.Regain(g)
 				sw.LoopStepDone(outer) // the steps the panic unwound did not restore it
 			}
 			l.ctl.stopUnless(&returned)
@@ -485,9 +487,15 @@ const (
 // (sched.Worker.Sections: a word only that goroutine writes, counting
 // the sections of what it ran inline, not of the tasks its worker ran on
 // other goroutines while the body waited in a join).
+//
+// A body that blocked without a section may have had its worker handed
+// to another goroutine meanwhile (sched's stall.md, Y6): leaf re-checks
+// (Regain) before it reads the count again, and before it returns to a
+// caller that touches the worker.
 func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, leafEnd) {
 	sw := sched.From[sched.Worker](w)
 	entered := sw.Sections()
+	g := sw.Holder()
 	var p partial[T]
 	switch {
 	case l.body != nil:
@@ -499,6 +507,7 @@ func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, le
 		body := l.body
 		i, end := at(l.lo, lo), at(l.lo, hi)
 		body(w, i)
+		sw.Regain(g)
 		if sw.Sections() != entered {
 			return p, lo + 1, leafBlocked
 		}
@@ -515,22 +524,29 @@ func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, le
 		for i := start; i != end; i++ {
 			if l.ctl != nil && l.ctl.flag.f.Load() {
 				l.ctl.skip()
+				sw.Regain(g)
 				return p, hi, leafStop
 			}
 			if err := body(w, i); err != nil {
 				l.fail(err)
+				sw.Regain(g)
 				return p, hi, leafStop
 			}
-			if i == start && sw.Sections() != entered {
-				return p, lo + 1, leafBlocked
+			if i == start {
+				sw.Regain(g)
+				if sw.Sections() != entered {
+					return p, lo + 1, leafBlocked
+				}
 			}
 		}
+		sw.Regain(g)
 		return p, hi, leafDone
 	case l.rng != nil:
 		l.rng(w, at(l.lo, lo), at(l.lo, hi))
 	case l.rngErr != nil:
 		if err := l.rngErr(w, at(l.lo, lo), at(l.lo, hi)); err != nil {
 			l.fail(err)
+			sw.Regain(g)
 			return p, hi, leafStop
 		}
 	case l.chunk != nil:
@@ -539,10 +555,12 @@ func (l *loop[T, I]) leaf(w *pool.Worker, lo, hi uint64) (partial[T], uint64, le
 		v, err := l.chunkErr(w, at(l.lo, lo), at(l.lo, hi))
 		if err != nil {
 			l.fail(err)
+			sw.Regain(g)
 			return p, hi, leafStop
 		}
 		p = partial[T]{v, true}
 	}
+	sw.Regain(g)
 	if sw.Sections() != entered {
 		return p, hi, leafBlocked
 	}

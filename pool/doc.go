@@ -66,37 +66,43 @@
 // Stats counts them. A section of a task of the pool is not where to
 // close it: Close from there panics, as from the task itself.
 //
-// Forgetting a section costs time, never a hang on a wait. About a
-// millisecond after a task blocks without a section (a channel operation
-// or select, a lock, sync.Cond, WaitGroup, a sleep, I/O) while work waits
-// for its worker (in the worker's deque or the pool's queues), a spare
-// worker runs that work, whatever the other workers do, idle ones
-// included; a spare that blocks gets one too, up to a bound per worker,
-// and a spare retires soon after its block ends. Stats counts them. The
-// first such block is reported once, a threshold later (50 ms by default,
-// WithStallThreshold), with the task's own frames, how long it blocked
-// and the fix (to standard error, or to WithStallHandler's function).
-// The pool tells blocked tasks from running ones by their goroutines'
-// states, a few loads per worker, only while work is queued: an idle pool
-// runs no timer, and long CPU-bound tasks are never reported.
+// Forgetting a section costs time, never a hang on a wait, in every
+// build. About a millisecond after a task starts to wait without a
+// section, in the program's own code (a channel operation or select,
+// sync.Cond, WaitGroup, a sleep, network I/O; a sync.Mutex or RWMutex
+// once it has waited 100 ms), while work waits for its worker (in the
+// worker's deque, private forks included, a parked task of the worker's
+// ready to resume, or the pool's queues with no other worker free), the
+// pool hands the worker to another goroutine, which runs that work; the
+// task gets its worker back at its next call of fj's once its wait has
+// ended. At most 64 tasks of one worker are handed over at once: a
+// program whose tasks on one worker all wait, more than 64 at once, for
+// work queued behind them hangs, and the report says so. Stats counts
+// the hand-overs. The first such block is reported once, a threshold
+// later (50 ms by default, WithStallThreshold), with the task's own
+// frames, how long it waited, the rule broken and the fix (to standard
+// error, or to WithStallHandler's function). The pool tells waiting
+// tasks from running ones by their goroutines' states, a few loads per
+// worker, only while work is queued: an idle pool runs no timer; a task
+// that computes, two tasks that share a lock for microseconds, or a task
+// waiting in fj's own code are never reported.
 //
-// What is not caught: a task that spins (polls a flag or an atomic) until
-// a task queued behind it on its own worker runs. It runs, as far as the
-// pool can tell, and if what it polls for waits behind it, the program
-// hangs; see forkjoin's package documentation on forks waited for without
-// a join. That includes work the spinning task did not queue: two calls
-// submitted from outside, one spinning until the other ends, can hang
-// when the other parked a join on the worker that then started the
-// spinner (its stolen half done, the join resumes only on its own
-// worker). Wait for another task's result with a join, a channel or a
-// sync primitive, which the stall watch sees. A parked task that is ready to resume needs its own worker: if
-// that worker's task is blocked, the pool hands the worker to the parked
-// task meanwhile (a task holding a sync.Mutex across a join, whose
-// younger fork, run on its worker while it waited, locks it), and the
-// blocked task gets it back once its wait ends (Stats.HandOvers). It
-// cannot where the blocked task waits inside a join's first half, a
-// loop's body, a task block's body or task, or a Region of its own: the
-// parked task then resumes when the block ends. See StallReport.
+// What is not caught: a system call (a file read), which ends by itself
+// and costs its time; and a task that spins (polls a flag or an atomic)
+// until a task queued behind it on its own worker runs. It runs, as far
+// as the pool can tell, and if what it polls for waits behind it, the
+// program hangs; see forkjoin's package documentation on forks waited
+// for without a join. That includes work the spinning task did not
+// queue: two calls submitted from outside, one spinning until the other
+// ends, can hang when the other parked a join on the worker that then
+// started the spinner (its stolen half done, the join resumes only on its
+// own worker). Wait for another task's result with a join, a channel or
+// a sync primitive, which the stall watch sees. A plain loop (For
+// without WithContext) keeps the rest of its range while a body runs:
+// bodies that wait for later items of the same loop need WithContext or
+// a section. Where the pool cannot read goroutine states (a platform
+// where github.com/petermattis/goid has no assembly), it watches nothing.
+// See StallReport.
 //
 // # Composing
 //

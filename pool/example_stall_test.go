@@ -94,7 +94,7 @@ func ExampleStallReport_String() {
 	forgetSection(p)
 	p.Close()
 	text := report.String()
-	fmt.Println(strings.Contains(text, `a task of pool "fj" blocked without pool.Blocking`))
+	fmt.Println(strings.Contains(text, `a task of pool "fj" waited without pool.Blocking`))
 	fmt.Println(strings.Contains(text, "wrap the blocking call"))
 	// Output:
 	// true

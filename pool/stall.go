@@ -10,36 +10,43 @@ import (
 	"github.com/forkjoin/fj/internal/sched"
 )
 
-// StallReport describes tasks that blocked (on a channel, a lock, I/O, a
-// sleep) without a blocking section (Blocking) while work waited for their
-// worker. A task that blocks so holds its worker for as long as it blocks:
-// the work queued behind it would wait, and if the task waits for that
-// very work, the pool would hang. The pool watches its workers in every
-// build: about a millisecond after a worker's task starts to wait while
-// work waits for the worker, a spare worker takes that work; a spare that
-// blocks gets one too, up to SpareLimit per worker; a spare retires soon
-// after the block it stood in for ends. A parked task that is ready to
-// resume, which only its own worker can run, is handed that worker over
-// the blocked task's head (Stats.HandOvers; see the package doc,
-// "Blocking"). The first such block is reported
-// once per pool, a threshold after it began (WithStallThreshold), through
-// the stall handler (WithStallHandler; by default String goes to standard
-// error), and Stats counts every one.
+// StallReport describes tasks that blocked (on a channel, a lock, a
+// sleep, network I/O) without a blocking section (Blocking) while work
+// waited for their worker. A task that blocks so holds its worker for as
+// long as it blocks: the work queued behind it would wait, and if the
+// task waits for that very work (a barrier its siblings must reach, a
+// channel a queued task fills), the pool would hang. The pool watches
+// its workers in every build: about a millisecond after a worker's task
+// starts to wait in the program's code while work waits for the worker,
+// the pool hands the worker to another goroutine, a spare carrier, which
+// runs that work (a parked task of the worker's ready to resume
+// included); the blocked task gets its worker back at its next call of
+// fj's once its wait ends. Up to SpareLimit tasks of one worker are
+// handed over at once. The first such block is reported once per pool, a
+// threshold after it began (WithStallThreshold), through the stall
+// handler (WithStallHandler; by default String goes to standard error),
+// and Stats counts every one.
 //
 // What is caught: a task waiting in the program's code, in a channel
-// operation or select, sync.Mutex, RWMutex, Cond or WaitGroup, a sleep,
-// network I/O, or a system call (a file read). What is not: a task that
-// spins (a loop polling a flag or an atomic) waiting for work queued
-// behind it on its own worker runs, as far as the pool can tell, and that
-// work waits until the spin ends; if the spin waits for that work, the
-// program hangs. Wait with a channel or a lock instead, or in a section
-// (see forkjoin's package documentation, "Waiting").
+// operation or select, a sync.Mutex, RWMutex, Cond or WaitGroup, a
+// sleep, or network I/O, for the whole of a millisecond. Never a task
+// that computes, one waiting in fj's own code, or two tasks that share a
+// lock for microseconds. What is not: a system call (a file read), which
+// ends by itself and only costs its time; and a task that spins (a loop
+// polling a flag or an atomic) waiting for work queued behind it on its
+// own worker, which runs, as far as the pool can tell: if the spin waits
+// for that work, the program hangs. Beyond SpareLimit tasks blocked on
+// one worker, the rest of its work waits for them, and the program may
+// hang: the report says so (AtLimit). Wait with a channel or a lock, in
+// a section (see forkjoin's package documentation, "Waiting").
 //
 // Looking costs nothing measurable: the pool reads each worker's
 // goroutine state (a few loads per worker and millisecond), only while
-// work is queued, and an idle pool runs no timer. A task that keeps a CPU
-// busy for a long time runs, and is never reported. The report takes one
-// dump of the goroutines, once per pool.
+// work is queued, and an idle pool runs no timer. The report takes one
+// dump of the goroutines, once per pool. Where the pool cannot read a
+// goroutine's state (a platform where github.com/petermattis/goid has no
+// assembly, or a Go release that moved the runtime's fields), it watches
+// nothing and reports nothing.
 type StallReport struct {
 	// Pool is the pool's name (WithName).
 	Pool string
@@ -47,42 +54,53 @@ type StallReport struct {
 	// the first block it describes.
 	Threshold time.Duration
 	// Queued estimates the tasks in the pool's queues, including those
-	// that their worker has not yet made visible to others; Resumable
-	// counts parked tasks (see Stats, Parked) whose wait is over and that
-	// wait for their worker to come back to them (a spare cannot run
-	// them: only the blocked task's return frees their worker).
+	// that their worker has not yet made visible to others, parked tasks
+	// ready to resume and tasks handed over; Resumable counts parked tasks
+	// (see Stats, Parked) whose wait is over and that wait for their
+	// worker to come back to them.
 	Queued, Resumable int
-	// Spares is the number of spare workers the pool started since the
-	// first block the report lists.
+	// Spares is the number of hand-overs since the first block the
+	// report lists (Stats.SparesStarted and HandOvers).
 	Spares int
-	// SpareLimit is the most spares that stand in for one worker at once,
-	// and AtLimit whether a spare was wanted and not started because of
-	// it (Stats.SparesAtLimit counts those times).
+	// SpareLimit is the most tasks of one worker handed over at once,
+	// and AtLimit whether a hand-over was refused because of it
+	// (Stats.SparesAtLimit counts those): the work queued behind those
+	// tasks waits for them, and the program may hang.
 	SpareLimit int
 	AtLimit    bool
+	// ParkedBehind reports that a parked task of a blocked task's worker
+	// was ready to resume behind it: only that worker can run it, so
+	// without the hand-over it would have waited for the blocked task
+	// (a lock held across a join, and a younger fork of the same task
+	// that locks it, say).
+	ParkedBehind bool
 	// Tasks lists the blocked tasks, the first one first.
 	Tasks []StalledTask
 }
 
 // StalledTask is one of the blocked tasks of a StallReport.
 type StalledTask struct {
-	// Worker is the ID of the worker the task holds (or of the worker its
-	// spare stands in for), and Spare whether it runs on a spare.
+	// Worker is the ID of the worker the task holds.
 	Worker int
-	Spare  bool
+	// Spare is always false.
+	//
+	// Deprecated: a blocked task's worker is handed to another goroutine,
+	// and the task gets it back (see StallReport); no task runs on a
+	// stand-in worker.
+	Spare bool
 	// Goroutine is the id of the goroutine running the task, as
 	// runtime.Stack and panics print it.
 	Goroutine int64
 	// State is what the task waits for, as runtime.Stack names it
-	// ("chan receive", "sync.Mutex.Lock"), where known.
+	// ("chan receive", "sync.Mutex.Lock").
 	State string
 	// Blocked is how long the task had been seen blocked when the report
 	// was made.
 	Blocked time.Duration
 	// Stack is that goroutine's stack, as runtime.Stack prints it, from
 	// its header line ("goroutine 7 [chan receive]:") down, or "" if the
-	// report's bounded dump did not reach it.
-	Stack string
+	// report's dump did not have it; NoStack then says why.
+	Stack, NoStack string
 }
 
 // reportFrames bounds the frames of the program's own that String prints
@@ -98,41 +116,46 @@ const (
 // the fix.
 func (r StallReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nfj: a task of pool %q blocked without pool.Blocking while work waited for its worker.\n", r.Pool)
+	fmt.Fprintf(&b, "\nfj: a task of pool %q waited without pool.Blocking while work waited for its worker.\n", r.Pool)
+	fix := ""
 	for i, t := range r.Tasks {
 		if i == reportTasks {
 			fmt.Fprintf(&b, "(and %d more blocked tasks)\n", len(r.Tasks)-i)
 			break
 		}
-		where := fmt.Sprintf("worker %d", t.Worker)
-		if t.Spare {
-			where = fmt.Sprintf("a spare of worker %d", t.Worker)
+		fmt.Fprintf(&b, "\ngoroutine %d on worker %d: %s for %v\n", t.Goroutine, t.Worker, t.State, t.Blocked.Round(time.Millisecond))
+		frames, first := userFrames(t.Stack, t.NoStack)
+		b.WriteString(frames)
+		if fix == "" {
+			fix = first
 		}
-		state := t.State
-		if state == "" {
-			state = "blocked"
-		}
-		fmt.Fprintf(&b, "\ngoroutine %d on %s: %s for %v\n", t.Goroutine, where, state, t.Blocked.Round(time.Millisecond))
-		b.WriteString(userFrames(t.Stack))
 	}
-	limit := ""
+	fmt.Fprintf(&b, "\nThe pool handed the worker to another goroutine %d time(s) meanwhile, so that the waiting work ran "+
+		"(tasks queued now: %d; parked tasks waiting for their worker: %d).\n", r.Spares, r.Queued, r.Resumable)
+	if r.ParkedBehind {
+		b.WriteString("A parked task of the blocked task's worker was ready to resume behind it: a lock held across a join?\n")
+	}
 	if r.AtLimit {
-		limit = fmt.Sprintf(", and reached its limit of %d per worker", r.SpareLimit)
+		fmt.Fprintf(&b, "The limit of %d blocked tasks per worker was reached: the work queued behind them waits for "+
+			"them, and the program may hang.\n", r.SpareLimit)
 	}
-	fmt.Fprintf(&b, "\nThe pool ran the waiting work on %d spare worker(s) meanwhile%s (tasks queued now: %d; "+
-		"parked tasks waiting for a blocked worker: %d).\n", r.Spares, limit, r.Queued, r.Resumable)
-	b.WriteString("Fix: wrap the blocking call (the first frame above) in pool.Blocking, for example\n" +
-		"pool.Blocking(func() { v = <-ch }): the worker runs other tasks while it blocks.\n" +
+	if fix != "" {
+		fmt.Fprintf(&b, "Fix: wrap the blocking call in %s in pool.Blocking, for example\n", fix)
+	} else {
+		b.WriteString("Fix: wrap the blocking call in pool.Blocking, for example\n")
+	}
+	b.WriteString("pool.Blocking(func() { v = <-ch }): the worker runs other tasks while it blocks.\n" +
 		"(Reported once per pool, a threshold after the first block: pool.WithStallThreshold, pool.WithStallHandler; Stats counts them.)\n\n")
 	return b.String()
 }
 
 // userFrames formats a goroutine's stack for the report: the program's
 // frames, at most reportFrames of them, the runtime's frames above the
-// first of them and fj's own frames anywhere counted instead.
-func userFrames(stack string) string {
+// first of them and fj's own frames anywhere counted instead. It returns
+// the first of the program's frames too, or "".
+func userFrames(stack, noStack string) (frames, first string) {
 	if stack == "" {
-		return "  (its stack was not in the report's bounded goroutine dump)\n"
+		return "  (no stack: " + noStack + ")\n", ""
 	}
 	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")[1:] // the header is said above
 	var b strings.Builder
@@ -154,6 +177,12 @@ func userFrames(stack string) string {
 			more++
 			continue
 		}
+		if shown == 0 {
+			first = fn
+			if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+				first = fn[:i] // the arguments
+			}
+		}
 		shown++
 		b.WriteString("  " + fn + "\n  " + lines[i+1] + "\n")
 	}
@@ -170,7 +199,7 @@ func userFrames(stack string) string {
 	if len(el) > 0 {
 		fmt.Fprintf(&b, "  (frames elided: %s)\n", strings.Join(el, ", "))
 	}
-	return b.String()
+	return b.String(), first
 }
 
 // ownFrame reports whether a stack's function line is fj's own code (not
@@ -188,11 +217,11 @@ func ownFrame(fn string) bool {
 }
 
 // WithStallThreshold sets how long the stall report waits after the
-// first block it describes (see StallReport). Default: 50 ms. Spares do
-// not wait for it: they start about a millisecond after a worker's task
-// blocks while work waits for the worker. d <= 0 turns the watch off: no
-// spares, no report, and a pool whose task blocks without a section on
-// work queued behind it then hangs, silently.
+// first block it describes (see StallReport). Default: 50 ms. The
+// hand-over does not wait for it: it comes about a millisecond after a
+// worker's task blocks while work waits for the worker. d <= 0 turns the
+// watch off: no hand-over, no report, and a pool whose task blocks
+// without a section on work queued behind it then hangs, silently.
 func WithStallThreshold(d time.Duration) Option {
 	if d <= 0 {
 		d = -1
@@ -220,9 +249,10 @@ func stallHandler(h func(StallReport)) func(sched.StallReport) {
 	}
 	return func(r sched.StallReport) {
 		pr := StallReport{Pool: r.Pool, Threshold: r.Threshold, Queued: r.Queued, Resumable: r.Resumable, Spares: r.Spares,
-			SpareLimit: r.SpareLimit, AtLimit: r.AtLimit}
+			SpareLimit: r.SpareLimit, AtLimit: r.AtLimit, ParkedBehind: r.ParkedBehind}
 		for _, t := range r.Tasks {
-			pr.Tasks = append(pr.Tasks, StalledTask(t))
+			pr.Tasks = append(pr.Tasks, StalledTask{Worker: t.Worker, Goroutine: t.Goroutine, State: t.State,
+				Blocked: t.Blocked, Stack: t.Stack, NoStack: t.NoStack})
 		}
 		h(pr)
 	}

@@ -35,17 +35,17 @@ type Stats struct {
 	// (WithMaxBlocking), sections have had to wait for a slot, or came
 	// close. Sub keeps the later snapshot's values of both.
 	Blocking, MostBlocking uint64
-	// Spares is a gauge: the spare workers running at the moment of the
-	// snapshot, which run the work waiting for a worker whose task blocks
-	// without a section (see StallReport). SparesStarted counts the spares
-	// started since the pool started, Stalls the blocks that got one (the
-	// first is reported), and SparesAtLimit the times a spare was wanted
-	// and not started: the worker had StallReport.SpareLimit already.
-	// HandOvers counts the times a worker whose task blocked was handed to
-	// a parked task of its own that was ready to resume, which only that
-	// worker can run (a sync.Mutex held across a join, and a younger fork
-	// that locks it): the blocked task gets the worker back once its wait
-	// ends. Sub keeps the later Spares and subtracts the others.
+	// Spares is a gauge: the tasks whose worker the pool handed to
+	// another goroutine while they blocked without a section (see
+	// StallReport) and that have not got it back yet. HandOvers counts
+	// those hand-overs, and SparesStarted the ones among them that gave
+	// the worker to a spare goroutine rather than to a parked task of the
+	// worker's that was ready to resume (which only that worker can run:
+	// a sync.Mutex held across a join, and a younger fork that locks it).
+	// Stalls counts the blocks found (the first is reported), and
+	// SparesAtLimit the hand-overs refused because the worker had
+	// StallReport.SpareLimit tasks handed over already. Sub keeps the
+	// later Spares and subtracts the others.
 	Spares, SparesStarted, Stalls, SparesAtLimit, HandOvers uint64
 }
 

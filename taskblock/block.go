@@ -2,7 +2,6 @@ package taskblock
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -68,7 +67,7 @@ type state struct {
 }
 
 type failure struct {
-	mu     sync.Mutex
+	mu     sched.Lock // fj's own: a holder waiting in it is no stall
 	panics []capturedPanic
 	err    error
 }
@@ -226,6 +225,7 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 		// checkLive passed, but the block ended since and its state
 		// was reused: the count went to a later block (G5).
 		g.UndoOn(local)
+		w.Release() // sched's stall.md, Y6: the caller's code runs next
 		returned(op)
 	}
 	sched.Fork(g, w, f, fe, local)
@@ -242,7 +242,7 @@ func (b *Block) Wait() {
 	s := b.s
 	if sw := sched.From[sched.Worker](s.w); sched.Goid() == s.bodyG && !sw.HeldOrReclaimed() {
 		// The body's goroutine, not holding the body's worker, nor
-		// given it back by a hand-over (stall.md, H1-H4): the body
+		// given it back by a hand-over (stall.md, Y2-Y5): the body
 		// is inside a blocking section, whose goroutine gave the
 		// worker up (it runs other tasks meanwhile). Waiting would
 		// take the worker's deque from under its holder.

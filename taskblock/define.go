@@ -218,5 +218,6 @@ func (b *Block) define(body func(*Block), bodyErr func(*Block) error) (Panics, e
 	returned = true
 	ps, err := s.outcome()
 	b.release()
+	sched.From[sched.Worker](s.w).Release() // sched's stall.md, Y6: the caller's code runs next
 	return ps, err
 }

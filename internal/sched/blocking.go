@@ -110,23 +110,9 @@ func (w *Worker) blocking(f func(), capped bool) {
 		c.awaitTurn()
 		w.setHolder(c)
 		w.scope = s
+		raceHandOff(w) // stall.md, Y6: the program's code runs next
 	}()
 	f() // B4
-}
-
-// InKernel runs f, a system call in which the kernel does the work of
-// w's task rather than wait for something (parallel's prefault: the
-// kernel zeroing a sort's fresh scratch pages, milliseconds on a busy
-// machine), so that meanwhile the stall watch takes w's holder for one
-// that computes, as it does for the heavy barrier (stall.md, L3): a
-// holder in such a call is no block that needs a spare, and no
-// reportable mistake of the program's. It brackets f in w's barriers
-// count, odd while inside. Only the goroutine holding w may call it; f
-// must not block, fork or wait.
-func (w *Worker) InKernel(f func()) {
-	w.barriers.Add(1) // odd: L3 takes the holder for running
-	defer w.barriers.Add(1)
-	f()
 }
 
 // Sections returns how many blocking sections the calling goroutine, the
@@ -137,7 +123,10 @@ func (w *Worker) InKernel(f func()) {
 // rest, held on the body's goroutine meanwhile, is then split a task per
 // piece of its grain, so that later bodies that block wait together
 // (parallel/split.go). Only the goroutine holding w may call it.
-func (w *Worker) Sections() uint32 { return w.cur.entered }
+func (w *Worker) Sections() uint32 {
+	w.mustOwn()
+	return w.cur.entered
+}
 
 func (g *sectionGauge) init(limit int) {
 	if limit < 0 {

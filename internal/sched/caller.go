@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"sync"
 	"sync/atomic"
 )
 
@@ -9,7 +8,7 @@ import (
 // if any, does the calling goroutine hold?", asked only about itself, on
 // the holders table that identity.go keeps (I1-I3, I5, I6). It sits above
 // the hand-over (handover.go), whose displaced holders it lets take their
-// worker back (H4).
+// worker back (stall.md, Y5).
 
 // Caller returns the worker of p whose task the calling goroutine is
 // running, or nil: a goroutine outside the pool, a task of another pool,
@@ -22,8 +21,22 @@ func (p *Pool) Caller() *Worker {
 }
 
 // holderOf returns the worker of p that goroutine g holds, or nil. Only g
-// may ask (I4).
+// may ask (I4). A goroutine that a hand-over displaced (stall.md, Y4)
+// finds its entry, which stays meanwhile, and takes its worker back
+// (Y5).
 func (p *Pool) holderOf(g int64) *Worker {
+	w := p.entryOf(g)
+	if w == nil || w.holder.Load() != g && !w.reclaim(g) {
+		return nil
+	}
+	return w
+}
+
+// entryOf returns the worker of p whose holder g is, or was when a
+// hand-over displaced it: the worker of g's entry in the holders table
+// (I4), or, while entries overflowed (I5), the worker whose holder word
+// is g. Only g may ask.
+func (p *Pool) entryOf(g int64) *Worker {
 	h := &p.holders
 	if g > 0 && g < maxPackedGoid {
 		key := uint64(g) << 16
@@ -35,17 +48,7 @@ func (p *Pool) holderOf(g int64) *Worker {
 					probes.Add(1)
 				}
 				if v&^0xffff == key {
-					// g's own entry (I4): g holds the worker, or
-					// held it when a hand-over displaced it (stall.md,
-					// H1-H4), its entry staying meanwhile.
-					w := p.slot(int(v & 0xffff)).asHolder()
-					if w.holder.Load() != g && !w.reclaim(g) {
-						return nil
-					}
-					if raceBuild {
-						raceTouch(w.cur) // stall.md, H5
-					}
-					return w
+					return p.workers[v&0xffff].asHolder() // g's own entry (I4)
 				}
 			}
 		}
@@ -53,9 +56,27 @@ func (p *Pool) holderOf(g int64) *Worker {
 			return nil
 		}
 	}
-	for w := range p.made() {
+	for _, w := range p.workers {
 		if w.holder.Load() == g {
 			return w.asHolder() // g holds it (I4)
+		}
+	}
+	return nil
+}
+
+// heldWorker returns the worker, of any pool, that the calling goroutine
+// holds right now, or nil; a goroutine displaced by a hand-over holds
+// none until it has taken its worker back (stall.md, Y5). For V3's mark,
+// on the path of a lock that must wait.
+func heldWorker() *Worker {
+	l := pools.list.Load()
+	if l == nil {
+		return nil
+	}
+	g := goid()
+	for _, p := range *l {
+		if w := p.entryOf(g); w != nil && w.holder.Load() == g {
+			return w
 		}
 	}
 	return nil
@@ -68,7 +89,7 @@ func (p *Pool) holderOf(g int64) *Worker {
 // Block.Wait, the misuse messages), never on a fast path.
 func (p *Pool) InSection() bool {
 	g := goid()
-	for w := range p.made() {
+	for _, w := range p.workers {
 		if w.inSection(g) {
 			return true
 		}
@@ -85,11 +106,11 @@ func (w *Worker) Held() bool { return w.held() }
 
 // HeldOrReclaimed is Held for a check that panics when it is false: a
 // goroutine that does not hold w waits for a hand-over of w in progress
-// to decide (H1-H3: while the monitor looks at the holder's stack, the
-// holder word reads -g) and takes w back if a hand-over displaced it
-// (H4), as every identity check of the scheduler does (notHeld,
-// holderOf). Without that, a holder that woke during the monitor's look
-// was taken for a goroutine inside a blocking section.
+// to decide (stall.md, Y2-Y4: while the monitor decides, the holder word
+// reads -g) and takes w back if a hand-over displaced it (Y5), as every
+// identity check of the scheduler does (notHeld, holderOf). Without
+// that, a holder that woke during the monitor's decision would be taken
+// for a goroutine inside a blocking section.
 func (w *Worker) HeldOrReclaimed() bool {
 	g := goid()
 	return w.holder.Load() == g || w.reclaim(g)
@@ -99,7 +120,7 @@ func (w *Worker) HeldOrReclaimed() bool {
 // know the pool (current). Pools are created and closed rarely: a mutex
 // orders the writers, and readers load the list without it.
 var pools struct {
-	mu   sync.Mutex
+	mu   Lock
 	list atomic.Pointer[[]*Pool]
 }
 

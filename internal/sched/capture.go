@@ -123,16 +123,18 @@ func recovered(r any) *Panic {
 // tasks that were running below it on the same goroutine (a join that took
 // back the task that called Goexit), says they were aborted by it.
 func (w *Worker) Guard(f func(), done func(p *Panic)) {
+	g := w.Holder() // stall.md, Y6: the program's code runs next
 	returned := false
 	defer func() {
 		if !returned {
-			w.reclaimHere(goid()) // stall.md, H4: goexitReport reads the holder's carrier
+			w.Regain(g) // Y6: goexitReport reads the holder's carrier
 			seq := panicSeq.Add(1)
 			done(&Panic{Err: w.goexitReport(seq), Seq: seq})
 		}
 	}()
 	p := Capture(f)
 	returned = true
+	w.Regain(g) // Y6: done may touch w (a task block's count on its home, G7)
 	done(p)
 }
 

@@ -46,12 +46,12 @@ func (c *carrier) run(holding bool) {
 			p.startCarrier(w.remote().newCarrier(), true)
 		}
 	}()
-	w.hold(c) // a spare's too (stall.md, X2)
+	w.hold(c)
 	done = true
 }
 
 // unpark is C4's end for c, the carrier of a parked task that a
-// hand-off (C3, or a hand-over's reclaim, H4) gives its worker back: it
+// hand-off (C3, or a hand-over's reclaim, stall.md Y5) gives its worker back: it
 // waits for its turn, holds w again and uncounts the park. The task's
 // owner state is the caller's to restore.
 func (w *Worker) unpark(c *carrier) {
@@ -74,7 +74,7 @@ func (w *Worker) takeOver(c *carrier) {
 // holders table (identity.go, I3). c's goroutine calls it.
 func (w *Worker) setHolder(c *carrier) {
 	w.cur = c
-	w.holderG.Store(c.g) // before register's store of holder (stall.md, L2)
+	w.holderG.Store(c.g) // before register's store of holder (stall.md, V2)
 	w.register(c)
 }
 

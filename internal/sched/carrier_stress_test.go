@@ -78,9 +78,7 @@ func (pr *csProg) enter(w *pool.Worker) *csSec {
 	if w == nil || pr.owners == nil {
 		return nil
 	}
-	// By slot, not ID: a spare (stall.md, X1) reports its worker's ID
-	// and runs beside it.
-	s := &csSec{slot: &pr.owners[w.Pool()][schedtest.W(w).Slot()]}
+	s := &csSec{slot: &pr.owners[w.Pool()][schedtest.W(w).ID()]}
 	s.begin()
 	return s
 }
@@ -111,7 +109,7 @@ func (pr *csProg) at(s *csSec, f func() uint64) uint64 {
 func csOwners(ps ...*pool.Pool) map[*pool.Pool][]atomic.Uint64 {
 	m := make(map[*pool.Pool][]atomic.Uint64)
 	for _, p := range ps {
-		m[p] = make([]atomic.Uint64, sched.From[sched.Pool](p).Slots())
+		m[p] = make([]atomic.Uint64, p.Workers())
 	}
 	return m
 }
@@ -588,16 +586,16 @@ func TestCarrierStressBlockRunFromAnotherCarrier(t *testing.T) {
 		w := b.Worker()
 		bodyG = sched.Goid()
 		var resumed sched.Latch
-		// X1 stays below X2, so that popping X2 does not take the deque's
+		// x1 stays below x2, so that popping x2 does not take the deque's
 		// last item (which counts as a departure).
 		b.Run(func(*pool.Worker) { ranX1.Store(true) })
-		b.Run(func(w *pool.Worker) { // X2
+		b.Run(func(w *pool.Worker) { // x2
 			taskG = sched.Goid()
 			b.RunFrom(w, func(*pool.Worker) { ranY.Store(true) }) // Y
 			resumed.Set()
 		})
-		// Nobody but this worker can run X2, so this parks, and the
-		// worker's next carrier pops X2.
+		// Nobody but this worker can run x2, so this parks, and the
+		// worker's next carrier pops x2.
 		schedtest.W(w).WaitFor(&resumed)
 	})
 	if bodyG == taskG {

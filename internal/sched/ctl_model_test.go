@@ -112,11 +112,10 @@ func ctlPool(n int) *Pool {
 	p := &Pool{workers: make([]*remote, n)}
 	p.stallState.Store(stallArmed) // so that nothing arms a monitor (W2)
 	for i := range p.workers {
-		w := &Worker{pool: p, id: i, index: i, wake: make(chan struct{}, 1), searching: true}
+		w := &Worker{pool: p, id: i, wake: make(chan struct{}, 1), searching: true}
 		w.dq.Init(16)
 		p.workers[i] = w.remote()
 	}
-	p.slots.init(p.workers, 0)
 	p.ctl.Store(uint64(n) * searchingOne)
 	return p
 }

@@ -56,6 +56,28 @@ import (
 // schedule that ships; the fjvet analyzer finds a captured worker before
 // the program runs.
 
+// mustOwn panics unless the calling goroutine holds w, in builds with
+// debug checks (plain builds compile it away): every owner-only operation
+// that a frame of fj's reaches after the program's code returned asks it,
+// so that a frame that forgot its re-check (stall.md, Y6) fails in the
+// tests, under the race detector, instead of touching a worker that a
+// hand-over gave to another goroutine.
+func (w *Worker) mustOwn() {
+	// The holder's id, or its negation while a hand-over decides (Y2),
+	// during which the holder goes on until it waits.
+	if debugChecks {
+		if g, h := goid(), w.holder.Load(); h != g && h != -g {
+			w.notOwner()
+		}
+	}
+}
+
+//go:noinline
+func (w *Worker) notOwner() {
+	panic(fmt.Sprintf("fj: internal error: goroutine %d touched worker %d of pool %q, which goroutine %d holds "+
+		"(a frame of fj's without its re-check: stall.md, Y6)", goid(), w.id, w.pool.name, w.holder.Load()))
+}
+
 // checkDue reports whether the fork path must look closer: true when the
 // calling goroutine does not hold w, and always where the fast id is
 // unavailable (then checkFork decides). goidFast is tested first, so that
@@ -63,9 +85,6 @@ import (
 // called there. It is inlined into the forks and joins (an inline cost
 // under the budget: one call, to goid's stub).
 func (w *Worker) checkDue() bool {
-	if raceBuild && gid.Get() == w.holder.Load() {
-		raceTouch(w.cur) // stall.md, H5; only the holder reads cur
-	}
 	return !goidFast || gid.Get() != w.holder.Load()
 }
 
@@ -94,11 +113,8 @@ const (
 // mustHold panics, naming op, unless the calling goroutine holds w (one
 // goroutine id read and a load: identity.go), or gets it back: a holder
 // over whose blocked task the stall watch handed w on waits here until w
-// is handed back (stall.md, H4).
+// is handed back (stall.md, Y5).
 func (w *Worker) mustHold(op string) {
-	if raceBuild && w.held() {
-		raceTouch(w.cur) // stall.md, H5; only the holder reads cur
-	}
 	if !w.held() {
 		w.notHeld(op)
 	}
@@ -116,7 +132,7 @@ func (w *Worker) Check(op string) {
 
 // notHeld panics with the message for a *Worker used on a goroutine that
 // does not hold it, unless that goroutine held it when the stall watch
-// handed it on, and now gets it back (stall.md, H4).
+// handed it on, and now gets it back (stall.md, Y5).
 //
 //go:noinline
 func (w *Worker) notHeld(op string) {

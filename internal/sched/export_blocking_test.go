@@ -18,6 +18,6 @@ func StallWatch(p *Pool) (armed bool, starts, ticks, dumps int64) {
 func (w *Worker) Published() int { return w.dq.Stealer().Len() }
 
 // StallLookExact reports whether the monitor reads the holders' states
-// from the runtime (stall.md, L1), rather than falling back to dumps,
-// which see a stall only when every worker is stuck a whole threshold.
+// from the runtime (stall.md, V1): where it cannot, the pool watches
+// nothing.
 func StallLookExact() bool { return gLook().ok }

@@ -179,14 +179,11 @@ func (p *Pool) MaxBlocking() int { return p.maxBlocking() }
 // BlockingStats is what Snapshot reports of the blocking sections.
 func (p *Pool) BlockingStats() (now, most uint64) { return p.blockingStats() }
 
-// HandOverFrames is handOverFrames (stall.md, H2), for its test.
-var HandOverFrames = handOverFrames
-
-// MarkHandOver is H1 for w, whose holder is the calling goroutine, as the
-// monitor makes it before it looks at the holder's stack: under w's hmu,
-// the holder word becomes -g. A goroutine then takes it back after d, as
-// H2's refusal does (the holder's stack was not safe). A holder that
-// checks its worker meanwhile must wait for that decision.
+// MarkHandOver is Y2 for w, whose holder is the calling goroutine, as the
+// monitor makes it before it confirms the block: under w's hmu, the
+// holder word becomes -g. A goroutine then takes it back after d, as
+// Y3's refusal does (the holder was not blocked). A holder that checks
+// its worker meanwhile must wait for that decision.
 func MarkHandOver(w *Worker, d time.Duration) {
 	g := goid()
 	w.hmu.Lock()
@@ -195,7 +192,7 @@ func MarkHandOver(w *Worker, d time.Duration) {
 		panic("MarkHandOver: the caller does not hold the worker")
 	}
 	go func() {
-		time.Sleep(d) // the length of the monitor's look, not a synchronisation
+		time.Sleep(d) // the length of the monitor's decision, not a synchronisation
 		w.holder.CompareAndSwap(-g, g)
 		w.hmu.Unlock()
 	}()
@@ -203,13 +200,14 @@ func MarkHandOver(w *Worker, d time.Duration) {
 
 // StallState describes p's stall watch and queues, for a failure's message.
 func StallState(p *Pool) string {
-	s := fmt.Sprintf("stallState=%d ctl=%#x (search %d sleep %d wait %d) inj=%d live=%d starts=%d started=%d stalls=%d ticks=%d\n",
+	s := fmt.Sprintf("stallState=%d ctl=%#x (search %d sleep %d wait %d) inj=%d starts=%d spares=%d handovers=%d stalls=%d ticks=%d\n",
 		p.stallState.Load(), p.ctl.Load(), searchingOf(p.ctl.Load()), sleepingOf(p.ctl.Load()), waitingOf(p.ctl.Load()),
-		p.inj.len(), p.stall.live.Load(), p.stall.starts.Load(), p.stall.started.Load(), p.stall.stalls.Load(), p.stall.ticks.Load())
-	for w := range p.made() {
+		p.inj.len(), p.stall.starts.Load(), p.stall.spares.Load(), p.stall.handOvers.Load(), p.stall.stalls.Load(), p.stall.ticks.Load())
+	for _, w := range p.workers {
 		st := w.dq.Stealer()
-		s += fmt.Sprintf("  slot %d spare=%v peek=%d len=%d private=%d bottom=%d holder=%d inProgress=%#x sleep=%d\n",
-			w.index, w.asSpare != nil, st.Peek(), st.Len(), st.PeekPrivate(), st.PeekBottom(), w.holder.Load(), w.inProgress.Load(), w.sleepState.Load())
+		s += fmt.Sprintf("  worker %d peek=%d len=%d private=%d bottom=%d holder=%d inProgress=%#x sleep=%d displaced=%d resumable=%d\n",
+			w.id, st.Peek(), st.Len(), st.PeekPrivate(), st.PeekBottom(), w.holder.Load(), w.inProgress.Load(), w.sleepState.Load(),
+			w.nDisplaced.Load(), w.nResumable.Load())
 	}
 	return s
 }
@@ -237,8 +235,8 @@ func StallArmed(p *Pool) bool { return p.stallState.Load() == stallArmed }
 func StallGiveBackHooks(afterAnnounce func(slot int), beforeGiveBack func(), afterS5 func(slot int, took bool)) (stop func()) {
 	testHooks = &hooks{
 		beforeGiveBack: beforeGiveBack,
-		afterAnnounce:  func(w *Worker) { afterAnnounce(w.index) },
-		afterS5:        func(w *Worker, took bool) { afterS5(w.index, took) },
+		afterAnnounce:  func(w *Worker) { afterAnnounce(w.id) },
+		afterS5:        func(w *Worker, took bool) { afterS5(w.id, took) },
 	}
 	return func() { testHooks = nil }
 }

@@ -48,8 +48,14 @@ func (w *Worker) reusableMoved() *task {
 // recycle hands t, which w forked, back for reuse (J4). Nobody may use t
 // any more: it must have been taken back by Join, or have finished
 // elsewhere and been observed finished by its only joiner. Only the
-// goroutine running w's current task may call it.
-func (w *Worker) recycle(t *task) { t.recycled = !t.spilled.Load() }
+// goroutine running w's current task may call it. The program's code
+// runs next, wherever it is called: in race builds it tells the race
+// detector so (stall.md, Y6).
+func (w *Worker) recycle(t *task) {
+	w.mustOwn()
+	t.recycled = !t.spilled.Load()
+	raceHandOff(w)
+}
 
 // refork forks again t, the recycled task that reusable has just returned
 // (J4), as fork does: the common case of recursive code, where the slot
@@ -77,6 +83,7 @@ func (w *Worker) refork(t *task) {
 // false when refork must finish: t was not pushed (its scope differs, and
 // t.recycled is still set), or it was and E1 is due.
 func (w *Worker) reforkFast(t *task) bool {
+	w.mustOwn()
 	if t.scope != w.scope {
 		return false
 	}
@@ -88,6 +95,7 @@ func (w *Worker) reforkFast(t *task) bool {
 // fork schedules t on w's deque (F1), publishing w's private tasks if E1
 // says so. Only the goroutine holding w may call it.
 func (w *Worker) fork(t *task) {
+	w.mustOwn()
 	t.forker = w
 	if t.scope != w.scope {
 		// Usually both are nil, or the same Region's: a recycled task
@@ -140,11 +148,13 @@ func (w *Worker) Expose() { w.publish() }
 //
 //go:noinline
 func (w *Worker) publish() {
+	w.mustOwn()
 	if w.dq.Private() == 0 {
 		return
 	}
 	w.dq.Publish()
 	w.pool.notify(w)
+	raceHandOff(w) // stall.md, Y6: the program's code may run next
 }
 
 // overflow handles a fork that found w's deque full (F1): it publishes the

@@ -23,9 +23,11 @@
 //	    another worker wants work (E1);
 //	join: defer the test that turns a panic or Goexit unwinding the join
 //	    into the join's panic, after dropping or waiting for the forked
-//	    half (unwound); run the first half here; take the second half back
-//	    and run it here (J1, J2) or wait for it to finish elsewhere (J3)
-//	    and read its outcome; recycle the job (J4).
+//	    half (unwound); run the first half here; re-check that the worker
+//	    is still this goroutine's (stall.md, Y6: the first half may have
+//	    blocked, and the worker been handed over); take the second half
+//	    back and run it here (J1, J2) or wait for it to finish elsewhere
+//	    (J3) and read its outcome; recycle the job (J4).
 package main
 
 import (
@@ -248,19 +250,23 @@ func {{.Sig}} {
 	}
 	{{- end}}
 	{{- if .Forks}}
+	raceHandOff(w) // Y6: the program's code runs next
 	{{- if .Return}}
 	return {{.Return}}
 	{{- end}}
 	{{- else}}
 	{{- if .Unwind}}
+	g := w.Holder() // Y6: the program's code runs next
 	state := forked
 	defer func() {
 		if state != joined {
+			w.Regain(g) // Y6
 			w.unwound(&j.job, state, recover())
 		}
 	}()
 	{{.First}}
 	state = joining
+	w.Regain(g) // Y6: the first half may have blocked
 	{{- end}}
 	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
 		// J1: taken back. Recycled before it runs here: the first fork

@@ -190,7 +190,7 @@ func (g *Group) Wait(w *Worker) {
 		t, ok := r.(*groupTask)
 		return ok && t.g == g
 	})
-	w.WaitFor(g)
+	w.WaitFor(g) // which ends with stall.md's Y6 release
 }
 
 // RunOpener runs body, the opener's part of g, on w, which the caller
@@ -202,12 +202,15 @@ func (g *Group) Wait(w *Worker) {
 // have not started, and returns (a Goexit goes on unwinding instead).
 func (g *Group) RunOpener(w *Worker, body func(), bodyFailed func(p *Panic)) {
 	waiting, returned := false, false
+	h := w.Holder() // stall.md, Y6: the program's code runs next
 	defer func() {
 		if !returned {
+			w.Regain(h) // Y6
 			g.unwound(w, waiting, recover(), bodyFailed)
 		}
 	}()
 	body()
+	w.Regain(h) // Y6: the body may have blocked
 	waiting = true
 	if !g.IsSet() { // no task pending (none forked, or all finished): no wait
 		g.inliner = w.cur
@@ -328,13 +331,17 @@ func (t *groupTask) Run(w *Worker) {
 		// G6: taken back by RunOpener's Wait, on its goroutine, which
 		// captures a panic or Goexit for this task (g.inline).
 		g.inline, g.inlineLocal = true, local
+		h := w.Holder() // stall.md, Y6: the program's code runs next
+		var err error
 		if fe != nil {
-			if err := fe(w); err != nil {
-				g.owner.Failed(nil, err)
-				g.Cancel()
-			}
+			err = fe(w)
 		} else {
 			f(w)
+		}
+		w.Regain(h) // Y6: the task may have blocked
+		if err != nil {
+			g.owner.Failed(nil, err)
+			g.Cancel()
 		}
 		g.inline = false
 		g.finish(w, local)

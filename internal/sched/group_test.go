@@ -585,7 +585,7 @@ func TestGroupStressForkingTasks(t *testing.T) {
 			}
 			for range 2 {
 				ok := Go(&g, w, func(w *Worker) {
-					onWorker[w.index%len(onWorker)].Add(1)
+					onWorker[w.id%len(onWorker)].Add(1)
 					fork(w, d+1)
 					if ended.Load() {
 						late.Add(1) // still running after Wait returned

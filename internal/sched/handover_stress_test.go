@@ -18,7 +18,7 @@ import (
 )
 
 // What the younger fork of a hand-over shape does once its wait ends
-// (stall.md, H4), with the worker handed to its parked forker meanwhile.
+// (stall.md, Y5), with the worker handed over meanwhile.
 // stressLocks counts the waits that ended in Lock (a statement under it).
 var stressLocks atomic.Int64
 
@@ -132,7 +132,7 @@ func checkShape(what afterWait, n int, r any) error {
 	return nil
 }
 
-// TestHandOverStress provokes many hand-overs (stall.md, H1-H5) in varied
+// TestHandOverStress provokes many hand-overs (stall.md, Y1-Y7) in varied
 // shapes, on 1, 2 and 4 workers, several at once on one pool, each on
 // one of a few mutexes: the younger fork, once its wait ends, forks and
 // joins, enters a section, runs a nested loop, panics, calls Goexit,
@@ -155,16 +155,6 @@ func TestHandOverStress(t *testing.T) {
 			// Several shapes at once: as many as workers, each from a
 			// goroutine of its own (Invoke from outside).
 			shapes, kinds := workers, int(afterKinds)
-			if fjtest.RaceEnabled {
-				// One at a time and no recursion: then no holder is
-				// handed over after it forked. H5 orders only what
-				// a holder wrote before its task's code began: its
-				// later forks' reads of the owner state (w.scope)
-				// against the new holder's writes are reported as
-				// races, though the dump orders them (see the
-				// review's report).
-				shapes, kinds = 1, int(afterRecurse)
-			}
 			var wg sync.WaitGroup
 			for i := range shapes {
 				what := afterWait((round*7 + i*3 + workers) % kinds)

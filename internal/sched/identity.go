@@ -129,7 +129,7 @@ func (w *Worker) register(c *carrier) {
 	w.holder.Store(c.goid)
 	h := &w.pool.holders
 	if c.goid > 0 && c.goid < maxPackedGoid {
-		v := uint64(c.goid)<<16 | uint64(w.index)
+		v := uint64(c.goid)<<16 | uint64(w.id)
 		b1, b2 := h.bucketsOf(c.goid)
 		for _, b := range [2]*holderBucket{b1, b2} {
 			for i := range b {
@@ -157,7 +157,7 @@ func (w *Worker) unregister(c *carrier) {
 	w.dropEntry(c)
 	if !w.holder.CompareAndSwap(c.goid, 0) && w.holder.Load() == -c.goid {
 		// The monitor is deciding a hand-over of w over c's head
-		// (stall.md, H1-H3), under hmu: wait for it, then clear the
+		// (stall.md, Y2-Y4), under hmu: wait for it, then clear the
 		// word if the decision gave it back.
 		w.hmu.Lock()
 		w.holder.CompareAndSwap(c.goid, 0)
@@ -167,9 +167,9 @@ func (w *Worker) unregister(c *carrier) {
 
 // dropEntry removes c's entry from the holders table, on c's goroutine,
 // and leaves w.holder alone: unregister's first half, and all of it for a
-// displaced carrier reclaiming w (stall.md, H4), whose worker is another
-// goroutine's, or is still marked -g by the hand-over (H1) until the task
-// handed w registers, while reclaim holds hmu.
+// displaced carrier reclaiming w (stall.md, Y5), whose worker is another
+// goroutine's, or is still marked -g by the hand-over (Y2) until the
+// carrier handed w registers, while reclaim holds hmu.
 func (w *Worker) dropEntry(c *carrier) {
 	if c.slot != nil {
 		c.slot.Store(0)

@@ -121,6 +121,7 @@ func (j *job) record(p *Panic) {
 
 // execute runs t on w, unless it is a spilled task its owner took back.
 func (w *Worker) execute(t *task) {
+	w.mustOwn()
 	if t.spilled.Load() && !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
@@ -137,9 +138,7 @@ func (w *Worker) execute(t *task) {
 		w.scope = prev
 		return
 	}
-	if raceBuild {
-		raceTaskStart(w.cur) // stall.md, H5: after the last write above
-	}
+	raceHandOff(w) // stall.md, Y6: after the last write above
 	t.r.Run(w)
 }
 

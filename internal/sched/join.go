@@ -37,7 +37,10 @@ func (w *Worker) takeBack(j *job) bool {
 // takeBackFast pops j if it is the private task at the bottom of w's
 // deque and not the last item there (D3): no fence, no call. It reports
 // false, having changed nothing, otherwise.
-func (w *Worker) takeBackFast(j *job) bool { return w.dq.PopPrivate(&j.task) }
+func (w *Worker) takeBackFast(j *job) bool {
+	w.mustOwn()
+	return w.dq.PopPrivate(&j.task)
+}
 
 // takeBackSlow is takeBack for a task that is not the private bottom: a
 // published one, one that overflowed to the injector (claimed instead,
@@ -89,6 +92,7 @@ func (w *Worker) putBack(x *task) {
 // keep must report true only for tasks whose completion e waits for, since
 // only those are sure not to wait for the caller in turn (J2).
 func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
+	g := w.Holder()
 	for !e.IsSet() {
 		x := w.dq.Pop()
 		if x == nil {
@@ -100,6 +104,7 @@ func (w *Worker) takeBackUntil(e Event, keep func(r runnable) bool) {
 		}
 		w.publishIfDue() // E2: the tasks left behind may be wanted elsewhere
 		w.execute(x)
+		w.Regain(g) // stall.md, Y6: the task may have blocked
 	}
 }
 

@@ -8,70 +8,81 @@ import (
 	"unsafe"
 )
 
-// The look (stall.md, L1-L4): is the goroutine holding a worker blocked,
-// or does it run? The runtime keeps the answer in the goroutine's g, in
-// its status word (atomicstatus) and the reason it waits (waitreason),
-// and the goroutine that holds a worker can hand out a pointer to its own
-// g, as github.com/petermattis/goid reads the goroutine id. Neither field
-// is public, so fj finds their offsets at start-up against goroutines it
-// puts in known states (L1), and every look validates what it read (L3).
-// Where that fails, the monitor falls back to runtime.Stack (stall.go).
+// The look (stall.md, V1-V5): is the goroutine holding a worker waiting
+// in the program's own code, and has it waited there without a break
+// since the last look? The runtime keeps the answer in the goroutine's g:
+// its status word (atomicstatus), the reason it waits (waitreason) and a
+// count of its leaves from running (trackingSeq, kept for the
+// scheduler's latency metrics). None is public, so fj finds their offsets
+// at start-up against goroutines it parks in known waits (V1), and every
+// look validates what it read (V4). Where that fails, nothing is looked
+// at, and the pool watches nothing (stall.md, Limits).
 
-// The runtime's goroutine states that L3 tells apart, which every Go
-// release since 1.0 has kept (runnable is 1, preempted 9: neither is
-// blocked): a status word reads one of them, with gScanBit set while the
-// garbage collector scans the goroutine's stack.
+// The runtime's goroutine states that V4 tells apart, which every Go
+// release since 1.0 has kept: a status word reads one of them, with
+// gScanBit set while the garbage collector scans the goroutine's stack.
 const (
 	gRunning = 2
-	gSyscall = 3
 	gWaiting = 4
 	gScanBit = 0x1000
 )
 
-// gSpan bounds the offsets L1 searches: the fields fj reads sit in the
-// first 200 bytes of every g since Go 1.5, and a g is larger than this.
+// gSpan bounds the offsets V1 searches: the fields fj reads sit in the
+// first 256 bytes of every g since Go 1.17, and a g is larger than this.
 const gSpan = 256
 
-// gLayout is what L1 found: where a g keeps its id, its status and its
-// wait reason, and which wait reasons mean a wait in the program's code.
+// gLayout is what V1 found: where a g keeps its id, its status, its wait
+// reason and its count of leaves from running, and which reasons are
+// waits of the program's code, by value, with their names.
 type gLayout struct {
-	ok         bool
-	goidOff    uintptr
-	statusOff  uintptr
-	reasonOff  uintptr // valid where reasons is non-nil
-	bigEndian  bool
-	reasons    []string // by value, this release's names, or nil: unknown
-	userReason [256]bool
+	ok        bool
+	goidOff   uintptr
+	statusOff uintptr
+	reasonOff uintptr
+	seqOff    uintptr
+	bigEndian bool
+	userWait  [256]string
 }
+
+// gHandle is a runtime g, as fj holds a pointer to one: opaque, read only
+// through the layout's reads.
+type gHandle struct{}
 
 var (
 	layoutOnce sync.Once
 	layout     gLayout
 )
 
-// gLook returns the layout, found once (L1), before the first pool's
+// gLook returns the layout, found once (V1), before the first pool's
 // monitor can look.
 func gLook() *gLayout {
 	layoutOnce.Do(func() { layout = findLayout() })
 	return &layout
 }
 
-// The helpers of L1 and a read of one field of a g. They read the
+// gWord32 reads the aligned 32-bit word at off in g. It reads the
 // runtime's memory through a pointer the runtime does not hand out:
 // checkptr, which the race detector turns on, cannot tell the g's
-// allocation (some are not on the heap), hence nocheckptr. Every read is
-// atomic, of an aligned word: the runtime writes these fields with
-// atomics (the status) or plain aligned stores (the id, the reason), and
-// a word is never torn.
-
+// allocation (some are not on the heap), hence nocheckptr. The read is
+// atomic: the runtime writes these fields with atomics (the status) or
+// plain aligned stores (the id, the reason, the count), and a word is
+// never torn.
+//
 //go:nocheckptr
 func gWord32(g unsafe.Pointer, off uintptr) uint32 {
 	return (*atomic.Uint32)(unsafe.Add(g, off)).Load()
 }
 
-//go:nocheckptr
-func gWord64(g unsafe.Pointer, off uintptr) uint64 {
-	return (*atomic.Uint64)(unsafe.Add(g, off)).Load()
+// gID reads the 64-bit id at off as two 32-bit words: on a 32-bit
+// platform the id may sit at an offset of 4 mod 8, where a 64-bit atomic
+// load faults. An id never changes while its goroutine lives; a g reused
+// meanwhile is caught by V4's second read.
+func (l *gLayout) gID(g unsafe.Pointer, off uintptr) int64 {
+	lo, hi := gWord32(g, off), gWord32(g, off+4)
+	if l.bigEndian {
+		lo, hi = hi, lo
+	}
+	return int64(uint64(hi)<<32 | uint64(lo))
 }
 
 // gByte reads the byte at off through the aligned word holding it.
@@ -84,52 +95,57 @@ func (l *gLayout) gByte(g unsafe.Pointer, off uintptr) uint8 {
 	return uint8(w >> sh)
 }
 
-// gState is one look's answer (L3).
-type gState struct {
-	blocked bool   // waiting in the program's code, or in a system call
-	reason  string // what it waits for, if known ("chan receive")
+// gWait is one look's answer (V4): the goroutine waits in the program's
+// code, in wait, and seq is its count of leaves from running (V5).
+type gWait struct {
+	wait string
+	seq  uint8
 }
 
-// look is L3: the state of the goroutine whose g is g and whose id should
-// be id. The id is read before and after the status and the reason: a g
-// is reused once its goroutine exits, and a goroutine id is never reused,
-// so equal ids on both sides mean that the words in between were that
-// goroutine's. ok is false when they were not (the holder has gone).
-func (l *gLayout) look(gh *gHandle, id int64) (s gState, ok bool) {
+// look is V4's read of goroutine id's g: its wait, and true, if it waits
+// in the program's code. The id is read before and after the status,
+// reason and count: a g is reused once its goroutine exits, and an id
+// never is, so equal ids on both sides mean that the words in between
+// were that goroutine's.
+func (l *gLayout) look(gh *gHandle, id int64) (gWait, bool) {
 	g := unsafe.Pointer(gh)
-	if g == nil || int64(gWord64(g, l.goidOff)) != id {
-		return s, false
+	if g == nil || l.gID(g, l.goidOff) != id {
+		return gWait{}, false
 	}
 	st := gWord32(g, l.statusOff) &^ gScanBit
-	var r uint8
-	if l.reasons != nil {
-		r = l.gByte(g, l.reasonOff)
+	r := l.gByte(g, l.reasonOff)
+	seq := l.gByte(g, l.seqOff)
+	if l.gID(g, l.goidOff) != id || st != gWaiting || l.userWait[r] == "" {
+		return gWait{}, false
 	}
-	if int64(gWord64(g, l.goidOff)) != id {
-		return s, false
+	return gWait{wait: l.userWait[r], seq: seq}, true
+}
+
+// lookHolder is V4 for w, whose mark and holder word the caller just
+// loaded: the wait of g, w's holder, and true, if g runs one of w's tasks
+// and waits in the program's code, not in fj's (V3). word is what w's
+// holder word must read meanwhile: g, or -g while a hand-over decides
+// (Y3).
+func (l *gLayout) lookHolder(w *remote, mark, g, word int64) (gWait, bool) {
+	if !l.ok || g <= 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
+		return gWait{}, false
 	}
-	switch st {
-	case gSyscall:
-		return gState{blocked: true, reason: "system call"}, true
-	case gWaiting:
-		if l.reasons == nil {
-			return gState{blocked: true}, true
-		}
-		// Waits of the runtime's own (a GC assist, a stack scan) are
-		// brief and run the program's code again by themselves: not
-		// blocked.
-		if int(r) < len(l.reasons) && l.userReason[r] {
-			return gState{blocked: true, reason: l.reasons[r]}, true
-		}
+	f := w.fjWaits.Load()
+	s, ok := l.look(w.holderG.Load(), g)
+	// V3: fjWaits even and unchanged around the status load, so the
+	// wait is not one of fj's; the holder word again, so that g held w
+	// throughout.
+	if !ok || f&1 != 0 || w.fjWaits.Load() != f || w.holder.Load() != word || w.sleepState.Load() != awake {
+		return gWait{}, false
 	}
 	return s, true
 }
 
-// waitReasons126 is the runtime's list of wait reasons (waitReasonStrings
-// in the runtime's source, Go 1.25 and 1.26), by value. L1 checks it against the
-// reasons of goroutines parked on purpose; a release that reorders it
-// fails that check, and every wait counts as blocked (with no name).
-var waitReasons126 = []string{
+// waitReasons is the runtime's list of wait reasons (waitReasonStrings
+// in its source, Go 1.23 to 1.26), by value. V1 uses it only where it
+// agrees with every reason learnt from the helpers: then its other waits
+// of the program's (userWaits) count too.
+var waitReasons = []string{
 	"", "GC assist marking", "IO wait", "dumping heap", "garbage collection",
 	"garbage collection scan", "panicwait", "GC assist wait", "GC sweep wait",
 	"GC scavenge wait", "finalizer wait", "force gc (idle)", "GOMAXPROCS updater (idle)",
@@ -138,99 +154,36 @@ var waitReasons126 = []string{
 	"sync.Mutex.Lock", "sync.RWMutex.RLock", "sync.RWMutex.Lock", "sync.WaitGroup.Wait",
 }
 
-// userWaits are the waits in the program's code: what a task blocked
-// without a section sits in (L2).
-//
-// Not "semacquire": the runtime waits so to start a collection or to stop
-// the world while another goroutine does (a CPU-bound task that
-// allocates), which ends by itself; the program's semaphores (sync's
-// types) have reasons of their own.
-var userWaits = []string{
-	"IO wait", "sleep", "chan receive (nil chan)", "chan send (nil chan)",
-	"select (no cases)", "select", "chan receive", "chan send", "sync.Cond.Wait",
-	"sync.Mutex.Lock", "sync.RWMutex.RLock", "sync.RWMutex.Lock", "sync.WaitGroup.Wait",
-}
+// userWaits are the waits of the program's code that V1 cannot park a
+// helper in (they never end, or take a clock or a socket), counted where
+// waitReasons holds.
+var userWaits = []string{"IO wait", "sleep", "chan receive (nil chan)", "chan send (nil chan)", "select (no cases)"}
 
-// findLayout is L1. It reports ok only if every check passed.
+// findLayout is V1. It reports ok only if every check passed.
 func findLayout() (l gLayout) {
 	if !goidFast || !goidAsm() {
 		return l
 	}
 	var probe uint32 = 1
 	l.bigEndian = *(*byte)(unsafe.Pointer(&probe)) == 0
-	self := getg()
+	self := unsafe.Pointer(getg())
 	if self == nil {
 		return l
 	}
-	// Helpers parked in known states: two receivers, a sender, a
-	// select, a sync.Cond and a sync.Mutex waiter. They publish their g
-	// and id, then park; release ends them all.
-	type helper struct {
-		g      unsafe.Pointer
-		id     int64
-		reason string
-	}
-	recv, send, release := make(chan int), make(chan int), make(chan struct{})
-	var mu, cmu sync.Mutex
-	cond := sync.NewCond(&cmu)
-	condDone := false
-	mu.Lock()
-	hs := make(chan helper)
-	var wg sync.WaitGroup
-	spawn := func(reason string, park func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hs <- helper{getg(), goid(), reason}
-			park()
-		}()
-	}
-	spawn("chan receive", func() { <-recv })
-	spawn("chan receive", func() { <-recv })
-	spawn("chan send", func() { send <- 1 })
-	spawn("select", func() {
-		select {
-		case <-recv:
-		case <-release:
-		}
-	})
-	spawn("sync.Cond.Wait", func() {
-		cmu.Lock()
-		for !condDone {
-			cond.Wait()
-		}
-		cmu.Unlock()
-	})
-	passed := 0 // under mu: the waiter's critical section
-	spawn("sync.Mutex.Lock", func() { mu.Lock(); passed++; mu.Unlock() })
-	var helpers []helper
-	for range 6 {
-		helpers = append(helpers, <-hs)
-	}
-	defer func() {
-		mu.Unlock()
-		cmu.Lock()
-		condDone = true
-		cond.Broadcast()
-		cmu.Unlock()
-		close(release)
-		close(recv)
-		<-send
-		wg.Wait()
-	}()
-
+	h := startHelpers()
+	defer h.stop()
+	const none = ^uintptr(0)
 	// find returns the first offset from start, in steps of step, at
 	// which this goroutine's g reads as mine wants and every helper's as
 	// theirs wants, or none.
-	const none = ^uintptr(0)
-	find := func(start, step uintptr, mine func(off uintptr) bool, theirs func(h helper, off uintptr) bool) uintptr {
-		for off := start; off < gSpan; off += step {
+	find := func(start, step uintptr, mine func(off uintptr) bool, theirs func(x *helper, off uintptr) bool) uintptr {
+		for off := start; off+8 <= gSpan; off += step {
 			if !mine(off) {
 				continue
 			}
 			all := true
-			for _, h := range helpers {
-				all = all && theirs(h, off)
+			for _, x := range h.all {
+				all = all && theirs(x, off)
 			}
 			if all {
 				return off
@@ -238,78 +191,249 @@ func findLayout() (l gLayout) {
 		}
 		return none
 	}
-
-	// The id: an 8-byte word that holds each goroutine's own id.
-	l.goidOff = find(0, 8,
-		func(off uintptr) bool { return int64(gWord64(self, off)) == goid() },
-		func(h helper, off uintptr) bool { return int64(gWord64(h.g, off)) == h.id })
-	if l.goidOff == none {
+	// The id: the word at which every goroutine reads its own id.
+	if l.goidOff = find(0, 4,
+		func(off uintptr) bool { return l.gID(self, off) == goid() },
+		func(x *helper, off uintptr) bool { return l.gID(x.g, off) == x.id }); l.goidOff == none {
 		return l
 	}
-	// The status: a word that reads running on this goroutine and
-	// waiting on every helper, once they have parked (a helper is
-	// runnable or running for a moment after its send; wait for that to
-	// pass, but not for ever).
-	l.statusOff = none
-	for end := time.Now().Add(time.Second); l.statusOff == none && time.Now().Before(end); {
+	// The status: running here, waiting on every helper once parked.
+	deadline := time.Now().Add(time.Second)
+	for l.statusOff = none; l.statusOff == none && time.Now().Before(deadline); {
 		runtime.Gosched()
 		l.statusOff = find(0, 4,
 			func(off uintptr) bool { return gWord32(self, off) == gRunning },
-			func(h helper, off uintptr) bool { return gWord32(h.g, off)&^gScanBit == gWaiting })
+			func(x *helper, off uintptr) bool { return gWord32(x.g, off)&^gScanBit == gWaiting })
 	}
 	if l.statusOff == none {
 		return l
 	}
-	// The one status word, checked again on a goroutine that runs: the
-	// helper reads itself.
-	ran := make(chan bool)
-	go func() {
-		g := getg()
-		ran <- gWord32(g, l.statusOff) == gRunning && int64(gWord64(g, l.goidOff)) == goid()
-	}()
-	if !<-ran {
+	// The reason: one value per kind of wait, a different one per kind.
+	for off := l.statusOff + 4; off < l.statusOff+64 && l.reasonOff == 0; off++ {
+		if names, ok := h.reasons(&l, off); ok {
+			l.reasonOff = off
+			l.userWait = names
+		}
+	}
+	if l.reasonOff == 0 {
 		return l
 	}
-	l.ok = true
-	// The reason: a byte past the status at which each helper reads the
-	// value of its reason in waitReasons126. Optional: without it, every
-	// wait counts.
-	off := find(l.statusOff+4, 1,
-		func(uintptr) bool { return true },
-		func(h helper, off uintptr) bool {
-			v := l.gByte(h.g, off)
-			return int(v) < len(waitReasons126) && waitReasons126[v] == h.reason
+	// The count of leaves from running: one more per wait.
+	if l.seqOff = h.counter(&l, l.reasonOff+1); l.seqOff == none {
+		return l
+	}
+	// Checked again on a goroutine that runs: it reads itself running,
+	// with its own id.
+	ran := make(chan bool)
+	go func() {
+		g := unsafe.Pointer(getg())
+		ran <- gWord32(g, l.statusOff) == gRunning && l.gID(g, l.goidOff) == goid()
+	}()
+	l.ok = <-ran
+	return l
+}
+
+// helper is a goroutine of V1's, parked in a known kind of wait.
+type helper struct {
+	g    unsafe.Pointer
+	id   int64
+	kind string
+}
+
+// helpers are V1's goroutines: two in each kind of wait that the
+// program's code makes and fj can end, and two that count (counter).
+type helpers struct {
+	all  []*helper
+	stop func()
+	// The counting helpers wait on tick[i], once per value sent, and
+	// answer on ack[i] (buffered: the answer never waits).
+	tick, ack [2]chan struct{}
+	counting  [2]*helper
+}
+
+func startHelpers() *helpers {
+	h := &helpers{}
+	recv, send, release := make(chan int), make(chan int), make(chan struct{})
+	var mu, cmu sync.Mutex
+	var rw, rws [2]sync.RWMutex
+	var wg sync.WaitGroup
+	cond := sync.NewCond(&cmu)
+	condDone := false
+	mu.Lock()
+	wg.Add(1)
+	var done sync.WaitGroup
+	ready := make(chan *helper)
+	// spawn starts a helper and returns it once it has published its g;
+	// it parks soon after (findLayout waits for that).
+	spawn := func(kind string, park func()) *helper {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready <- &helper{unsafe.Pointer(getg()), goid(), kind}
+			park()
+		}()
+		x := <-ready
+		h.all = append(h.all, x)
+		return x
+	}
+	for i := range 2 {
+		rw[i].RLock() // the writer below waits for this reader
+		rws[i].Lock() // the reader below waits for this writer
+		spawn("chan receive", func() { <-recv })
+		spawn("chan send", func() { send <- 1 })
+		spawn("select", func() {
+			select {
+			case <-recv:
+			case <-release:
+			}
 		})
-	if off != none {
-		l.reasonOff, l.reasons = off, waitReasons126
-		for i, name := range waitReasons126 {
+		spawn("sync.Cond.Wait", func() {
+			cmu.Lock()
+			for !condDone {
+				cond.Wait()
+			}
+			cmu.Unlock()
+		})
+		spawn("sync.Mutex.Lock", func() { mu.Lock(); mu.Unlock() })
+		spawn("sync.RWMutex.Lock", func() { rw[i].Lock(); rw[i].Unlock() })
+		spawn("sync.RWMutex.RLock", func() { rws[i].RLock(); rws[i].RUnlock() })
+		spawn("sync.WaitGroup.Wait", func() { wg.Wait() })
+		tick, ack := make(chan struct{}), make(chan struct{}, 1)
+		h.tick[i], h.ack[i] = tick, ack
+		h.counting[i] = spawn("chan receive", func() {
+			for range tick {
+				ack <- struct{}{}
+			}
+		})
+	}
+	h.stop = func() {
+		mu.Unlock()
+		for i := range 2 {
+			rw[i].RUnlock()
+			rws[i].Unlock()
+			close(h.tick[i])
+		}
+		wg.Done()
+		cmu.Lock()
+		condDone = true
+		cond.Broadcast()
+		cmu.Unlock()
+		close(release)
+		close(recv)
+		<-send
+		<-send
+		done.Wait()
+	}
+	return h
+}
+
+// reasons reports whether off is where the helpers keep their wait
+// reason (V1): helpers of one kind read one value there, of different
+// kinds different ones, and none reads 0 (no wait). It returns the names
+// of the program's waits by value: those learnt, and, where the
+// release's list agrees with each of them, the list's other waits of the
+// program's (userWaits).
+func (h *helpers) reasons(l *gLayout, off uintptr) (names [256]string, ok bool) {
+	byKind := map[string]uint8{}
+	for _, x := range h.all {
+		v := l.gByte(x.g, off)
+		if u, seen := byKind[x.kind]; v == 0 || (seen && u != v) || (!seen && names[v] != "") {
+			return names, false
+		}
+		byKind[x.kind], names[v] = v, x.kind
+	}
+	agree := true
+	for kind, v := range byKind {
+		agree = agree && int(v) < len(waitReasons) && waitReasons[v] == kind
+	}
+	if agree {
+		for v, name := range waitReasons {
 			for _, u := range userWaits {
 				if name == u {
-					l.userReason[i] = true
+					names[v] = name
 				}
 			}
 		}
 	}
-	return l
+	return names, true
 }
 
-// lookHolder is L2 and L3 for w, whose mark and holder the caller just
-// loaded: blocked means that g, in a task, waits in the program's code.
-// A holder that is not in a task (searching, asleep: its sleep state
-// says which) or whose goroutine is gone is not blocked.
-func (p *Pool) lookHolder(l *gLayout, w *remote, mark, g int64) (gState, bool) {
-	if g == 0 || mark&runningMask == 0 || w.sleepState.Load() != awake {
-		return gState{}, false
+// counter returns the first offset from start at which both counting
+// helpers read a byte that grows by exactly k when they wait k more
+// times, for k = 3, 5 and 7 (V1), or none. A helper preempted meanwhile
+// leaves running once more: the rounds are tried again a few times.
+func (h *helpers) counter(l *gLayout, start uintptr) uintptr {
+	const none = ^uintptr(0)
+	const span = 40
+	for range 4 {
+		cand := [span]bool{}
+		for i := range cand {
+			cand[i] = start+uintptr(i) < gSpan
+		}
+		good := true
+		for round, k := range []int{3, 5, 7} {
+			x := h.counting[round%2]
+			if !h.parkedIn(l, x) {
+				good = false
+				break
+			}
+			var before [span]uint8
+			for i := range before {
+				if cand[i] {
+					before[i] = l.gByte(x.g, start+uintptr(i))
+				}
+			}
+			for range k {
+				h.tick[round%2] <- struct{}{}
+				<-h.ack[round%2]
+				if !h.parkedIn(l, x) {
+					good = false
+					break
+				}
+			}
+			for i := range before {
+				cand[i] = cand[i] && l.gByte(x.g, start+uintptr(i))-before[i] == uint8(k)
+			}
+		}
+		for i := range cand {
+			if good && cand[i] {
+				return start + uintptr(i)
+			}
+		}
 	}
-	b := w.barriers.Load()
-	st, ok := l.look(w.holderG.Load(), g)
-	// The holder again, after the look: a carrier that handed w over
-	// meanwhile (parked in a join, entered a section) waits in fj's
-	// code, not the program's; one searching between tasks (its task
-	// parked) may have been in the heavy barrier's system call (odd
-	// barriers, or a barrier since the first load).
-	if !ok || w.holder.Load() != g || w.sleepState.Load() != awake || b&1 != 0 || w.barriers.Load() != b {
-		return gState{}, false
+	return none
+}
+
+// parkedIn waits, a second at most, for x to wait in its channel receive
+// again, and reports whether it does.
+func (h *helpers) parkedIn(l *gLayout, x *helper) bool {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); runtime.Gosched() {
+		if gWord32(x.g, l.statusOff)&^gScanBit == gWaiting && l.userWait[l.gByte(x.g, l.reasonOff)] == x.kind {
+			return true
+		}
 	}
-	return st, true
+	return false
+}
+
+// Lock is a mutex for fj's own code (V3): its Lock, where it must wait,
+// marks the worker the calling goroutine holds, if any, as waiting in
+// fj's code, so that the look never takes that wait for a task's. Every
+// lock that fj's code may take while holding a worker is a Lock (the
+// injector's buckets, a worker's hmu, the loops' and task blocks' error
+// records). The zero value is unlocked.
+type Lock struct{ sync.Mutex }
+
+// Lock locks l; see Lock.
+func (l *Lock) Lock() {
+	if l.TryLock() {
+		return
+	}
+	w := heldWorker()
+	if w != nil {
+		w.fjWaits.Add(1) // V3: odd while waiting, sequentially consistent
+	}
+	l.Mutex.Lock()
+	if w != nil {
+		w.fjWaits.Add(1)
+	}
 }

@@ -8,7 +8,7 @@ import (
 	_ "github.com/petermattis/goid" // getg's definition
 )
 
-// getg returns the calling goroutine's g (stall.md, L1): goid's assembly
+// getg returns the calling goroutine's g (stall.md, V1): goid's assembly
 // stub, the one its Get reads the id through (three instructions, no
 // call into the runtime), on the platforms where goid has one (goidAsm).
 //

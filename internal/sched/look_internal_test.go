@@ -6,24 +6,35 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/forkjoin/fj/internal/fjtest"
 )
 
-// L1 finds the layout where the fast goroutine id works, and L3 tells a
+// V1 finds the layout where the fast goroutine id works; V4 tells a
 // running goroutine from parked ones, naming their waits, and no longer
-// answers for a goroutine that has exited.
+// answers for a goroutine that has exited; the count of leaves from
+// running that V5 relies on grows by one per wait.
 func TestLookLayout(t *testing.T) {
+	fjtest.Deadline(t, time.Minute)
 	l := gLook()
 	if !l.ok {
 		if goidFast {
 			t.Fatal("no layout found, though the fast goroutine id works")
 		}
-		t.Skip("no fast goroutine id here: the monitor falls back to runtime.Stack")
+		t.Skip("no fast goroutine id here: the pool watches nothing (stall.md, Limits)")
 	}
-	if l.reasons == nil {
-		t.Error("no wait reasons found: is waitReasons126 this release's list?")
+	for _, want := range []string{"chan receive", "chan send", "select", "sync.Cond.Wait", "sync.Mutex.Lock",
+		"sync.RWMutex.Lock", "sync.RWMutex.RLock", "sync.WaitGroup.Wait"} {
+		found := false
+		for _, name := range l.userWait {
+			found = found || name == want
+		}
+		if !found {
+			t.Errorf("V1 learnt no reason for %q", want)
+		}
 	}
-	if s, ok := l.look((*gHandle)(getg()), goid()); !ok || s.blocked {
-		t.Errorf("the running goroutine looks %+v (ok %v)", s, ok)
+	if _, ok := l.look((*gHandle)(getg()), goid()); ok {
+		t.Error("the running goroutine looks blocked")
 	}
 	type parked struct {
 		g  unsafe.Pointer
@@ -34,54 +45,98 @@ func TestLookLayout(t *testing.T) {
 	ch := make(chan int)
 	got := make(chan parked)
 	passed := 0 // under mu
-	for i, want := range []string{"chan receive", "sync.Mutex.Lock"} {
-		park := []func(){func() { <-ch }, func() { mu.Lock(); passed++; mu.Unlock() }}[i]
+	for i, want := range []string{"chan receive", "sync.Mutex.Lock", "sleep"} {
+		park := []func(){
+			func() { <-ch },
+			func() { mu.Lock(); passed++; mu.Unlock() },
+			func() { time.Sleep(50 * time.Millisecond) }, // the wait under test, not a synchronisation
+		}[i]
 		exited := make(chan struct{})
-		go func() { defer close(exited); got <- parked{getg(), goid()}; park() }()
+		go func() { defer close(exited); got <- parked{unsafe.Pointer(getg()), goid()}; park() }()
 		h := <-got
+		var seen gWait
 		for {
 			s, ok := l.look((*gHandle)(h.g), h.id)
-			if !ok {
-				t.Fatalf("%s: the goroutine's id no longer matches", want)
-			}
-			if s.blocked {
-				if s.reason != want && l.reasons != nil {
-					t.Errorf("parked in %s, the look says %q", want, s.reason)
-				}
+			if ok {
+				seen = s
 				break
+			}
+			if l.gID(h.g, l.goidOff) != h.id {
+				t.Fatalf("%s: the goroutine's id no longer matches", want)
 			}
 			runtime.Gosched() // it runs until it parks
 		}
-		if want == "chan receive" {
+		if seen.wait != want {
+			t.Errorf("parked in %s, the look says %q", want, seen.wait)
+		}
+		switch want {
+		case "chan receive":
 			close(ch)
-		} else {
+		case "sync.Mutex.Lock":
 			mu.Unlock()
 		}
 		<-exited
 		if _, ok := l.look((*gHandle)(h.g), h.id); ok {
-			// The g may be reused by a goroutine of another id, or
-			// be dead: either way not this one.
-			if id := int64(gWord64(h.g, l.goidOff)); id == h.id && gWord32(h.g, l.statusOff)&^gScanBit == gWaiting {
-				t.Errorf("%s: an exited goroutine still looks blocked", want)
-			}
+			t.Errorf("%s: an exited goroutine still looks blocked", want)
 		}
 	}
 }
 
-// BenchmarkLook is one L3 look at a parked goroutine: the cost of the
+// V5: the count a look returns grows by one each time the goroutine waits
+// again, and stays the same while it waits.
+func TestLookCountsWaits(t *testing.T) {
+	fjtest.Deadline(t, time.Minute)
+	l := gLook()
+	if !l.ok {
+		t.Skip("no layout here")
+	}
+	tick := make(chan struct{})
+	got := make(chan parked2)
+	go func() {
+		got <- parked2{unsafe.Pointer(getg()), goid()}
+		for range tick {
+		}
+	}()
+	h := <-got
+	defer close(tick)
+	wait := func() gWait {
+		for {
+			if s, ok := l.look((*gHandle)(h.g), h.id); ok {
+				return s
+			}
+			runtime.Gosched()
+		}
+	}
+	first := wait()
+	if again := wait(); again != first {
+		t.Fatalf("two looks at one wait differ: %+v, %+v", first, again)
+	}
+	for k := 1; k <= 300; k++ {
+		tick <- struct{}{}
+		s := wait()
+		// A preemption between two waits adds one more: never less.
+		if d := s.seq - first.seq; d == 0 {
+			t.Fatalf("after %d more waits the count is unchanged (%d)", k, s.seq)
+		}
+		first = s
+	}
+}
+
+type parked2 struct {
+	g  unsafe.Pointer
+	id int64
+}
+
+// BenchmarkLook is one V4 look at a parked goroutine: the cost of the
 // watch per holder and tick.
 func BenchmarkLook(b *testing.B) {
 	l := gLook()
 	if !l.ok {
 		b.Skip("no layout")
 	}
-	type parked struct {
-		g  unsafe.Pointer
-		id int64
-	}
 	ch := make(chan int)
-	got := make(chan parked)
-	go func() { got <- parked{getg(), goid()}; <-ch }()
+	got := make(chan parked2)
+	go func() { got <- parked2{unsafe.Pointer(getg()), goid()}; <-ch }()
 	defer close(ch)
 	h := <-got
 	for range b.N {
@@ -95,7 +150,6 @@ func BenchmarkLook(b *testing.B) {
 func BenchmarkStallTick(b *testing.B) {
 	p := New(Config{Workers: 2, DequeCapacity: 64, Name: "fj", StallThreshold: -1})
 	p.stall.threshold = 50 * time.Millisecond
-	p.slots.init(p.workers, 2*sparesPerWorker)
 	stop := make(chan struct{})
 	var started, done sync.WaitGroup
 	started.Add(2)
@@ -123,15 +177,12 @@ func BenchmarkStallTick(b *testing.B) {
 	for p.inj.len() == 0 {
 		runtime.Gosched()
 	}
-	slots := p.Slots()
-	v := &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
-	for i := range v.standIn {
-		v.standIn[i] = -1
-	}
+	seen := make([]stallSeen, len(p.workers))
+	var rep *pendingReport
 	now := time.Now()
 	b.ResetTimer()
 	for range b.N {
-		if armed, _ := p.stallTick(v, now); !armed {
+		if armed, _ := p.stallTick(seen, &rep, now); !armed {
 			b.Fatal("the tick found nothing queued")
 		}
 	}

@@ -4,6 +4,6 @@ package sched
 
 import "unsafe"
 
-// getg has no fast form here: the look falls back to runtime.Stack
-// (stall.md, L1).
+// getg has no fast form here: there is no look, and the pool watches
+// nothing (stall.md, V1, Limits).
 func getg() unsafe.Pointer { return nil }

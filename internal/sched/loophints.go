@@ -30,6 +30,7 @@ package sched
 // loop of one outer iteration must split its inner loop.) Only the
 // goroutine holding w may call it.
 func (w *Worker) ShouldSplit(more bool) bool {
+	w.mustOwn()
 	if w.dq.Private() != 0 {
 		if w.publishDue() {
 			w.publish()
@@ -63,12 +64,14 @@ const (
 // task parked mid-step leaves no stale mark for long; it is a hint, never
 // a condition of correctness. Only the goroutine holding w may call it.
 func (w *Worker) LoopStep(more bool) (outer uint8) {
+	w.mustOwn()
 	outer = w.loopNest
 	mark := uint8(nestedLast)
 	if more {
 		mark = nestedMore
 	}
 	w.loopNest = max(outer, mark)
+	raceHandOff(w) // stall.md, Y6: the step's bodies run next
 	return outer
 }
 
@@ -96,4 +99,8 @@ func (w *Worker) LoopMark() uint8 { return w.loopNest }
 
 // LoopStepDone ends the step that LoopStep began: outer is what LoopStep
 // returned. Only the goroutine holding w may call it.
-func (w *Worker) LoopStepDone(outer uint8) { w.loopNest = outer }
+func (w *Worker) LoopStepDone(outer uint8) {
+	w.mustOwn()
+	w.loopNest = outer
+	raceHandOff(w) // stall.md, Y6
+}

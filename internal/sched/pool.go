@@ -1,8 +1,11 @@
 package sched
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime/pprof"
+	"strconv"
 )
 
 // A pool's life: New, Close and the calls from outside. The Pool type is
@@ -20,7 +23,7 @@ func New(cfg Config) *Pool {
 	p.sections.init(cfg.MaxBlocking)
 	p.inj.init(min(n, 16))
 	for i := range p.workers {
-		w := p.newWorker(i, i, nil, cfg.DequeCapacity)
+		w := p.newWorker(i, cfg.DequeCapacity)
 		// Every worker starts counted as searching (U1, without the
 		// cap: it is about to make its first search and sleep), so that
 		// ctl is never 0 while a worker is idle (E1 in job.go relies on
@@ -30,10 +33,10 @@ func New(cfg Config) *Pool {
 	}
 	p.ctl.Store(uint64(n) * searchingOne)
 	p.initStalls(cfg)
+	addPool(p) // before the carriers: heldWorker finds their pool (stall.md, V3)
 	for _, w := range p.workers {
 		p.startCarrier(w.newCarrier(), true)
 	}
-	addPool(p)
 	return p
 }
 
@@ -70,7 +73,7 @@ func (p *Pool) Close() {
 		// work is running or queued (see sleep.md, Shutdown).
 		p.wakeAll()
 		p.goroutines.Wait()
-		p.stopStalls() // stall.md, X6
+		p.stopStalls()
 		removePool(p)
 	})
 }
@@ -118,4 +121,20 @@ func (p *Pool) wait(e Event) {
 		}
 		<-ch
 	}
+}
+
+// newWorker makes worker id, with a deque of capacity tasks.
+func (p *Pool) newWorker(id, capacity int) *Worker {
+	labels := pprof.Labels("fj.pool", p.name, "fj.worker", strconv.Itoa(id))
+	w := &Worker{
+		pool:       p,
+		id:         id,
+		wake:       make(chan struct{}, 1),
+		rng:        rand.Uint64() | 1,
+		lastVictim: -1,
+		labels:     pprof.WithLabels(context.Background(), labels),
+		regionName: p.name + " worker " + strconv.Itoa(id),
+	}
+	w.dq.Init(capacity)
+	return w
 }

@@ -16,9 +16,12 @@ func (w *Worker) Region(name string, f func(w *Worker)) {
 	prev := w.scope
 	w.scope = s
 	pprof.SetGoroutineLabels(s.labelsFor(w))
+	g := w.Holder() // stall.md, Y6: the program's code runs next
 	defer func() {
+		w.Regain(g) // Y6: f may have blocked
 		w.scope = prev
 		pprof.SetGoroutineLabels(prev.labelsFor(w))
+		raceHandOff(w) // Y6: the program's code runs next
 	}()
 	trace.WithRegion(ctx, name, func() { f(w) })
 }
@@ -42,7 +45,11 @@ func (s *scope) labelsFor(w *Worker) context.Context {
 // region of s when tracing is on.
 func (w *Worker) runScoped(s, prev *scope, t *task) {
 	pprof.SetGoroutineLabels(s.labelsFor(w))
-	defer pprof.SetGoroutineLabels(prev.labelsFor(w))
+	g := w.Holder() // stall.md, Y6: the program's code runs next
+	defer func() {
+		w.Regain(g) // Y6: the task may have blocked
+		pprof.SetGoroutineLabels(prev.labelsFor(w))
+	}()
 	if s != nil && trace.IsEnabled() {
 		defer trace.StartRegion(s.ctx, s.name).End()
 	}

@@ -8,7 +8,7 @@ func (w *Worker) remote() *remote { return (*remote)(w) }
 // asHolder returns r seen by its holder: the one cast from a remote to the
 // holder's type. Only the goroutine holding r (its current carrier,
 // carrier.go), or the one about to take it over with nothing on its stack
-// yet (a carrier starting, or handed r by a turn token: C2, C4, H3),
+// yet (a carrier starting, or handed r by a turn token: C2, C4, stall.md Y4),
 // calls it.
 func (r *remote) asHolder() *Worker { return (*Worker)(r) }
 
@@ -21,13 +21,8 @@ func (w *remote) signal() {
 }
 
 // carrierGroup is the WaitGroup that counts w's carrier goroutines: the
-// pool's, or for a spare the spares' (stall.md, X6).
-func (w *remote) carrierGroup() *sync.WaitGroup {
-	if w.asSpare != nil {
-		return &w.pool.stall.spareCarriers
-	}
-	return &w.pool.goroutines
-}
+// pool's.
+func (w *remote) carrierGroup() *sync.WaitGroup { return &w.pool.goroutines }
 
 // resume makes c, parked in WaitFor, resumable: its event is set (C3,
 // carrier.md). Any goroutine may call it (it runs in the event's setter). The holder is
@@ -89,7 +84,7 @@ func (w *remote) snapshot() Counters {
 }
 
 // popResumable takes the most recently resumed carrier; w.hmu is held,
-// by the holder (C2, C4) or by the monitor handing w over (stall.md, H3).
+// by the holder (C2, C4) or by the monitor handing w over (stall.md, Y4).
 func (w *remote) popResumable() *carrier {
 	n := len(w.resumable)
 	if n == 0 {
@@ -102,14 +97,14 @@ func (w *remote) popResumable() *carrier {
 	return c
 }
 
-// newCarrier makes a carrier for w: the monitor's hand-over and a spare's
-// start make them too, not only w's holder.
+// newCarrier makes a carrier for w: the monitor's hand-over (stall.md,
+// Y4) makes them too, not only w's holder.
 func (w *remote) newCarrier() *carrier {
 	return &carrier{w: w, turn: make(chan struct{}, 1), section: -1}
 }
 
 // nextCarrier is who C2's hand-off gives w to, with w.hmu held (by the
-// holder, or by the monitor handing w over: stall.md, H3): the most
+// holder, or by the monitor handing w over: stall.md, Y4): the most
 // recently resumed carrier, else an idle one, else nil (a new one then).
 func (w *remote) nextCarrier() *carrier {
 	if c := w.popResumable(); c != nil {

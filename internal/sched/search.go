@@ -165,21 +165,8 @@ func (w *Worker) keepBatch(k int) (t *task, back int) {
 }
 
 // steal tries every other worker's deque once, the last victim that paid
-// off first and then the others from a random starting point, and then,
-// while the pool runs spares, the spares' (stall.md, X2).
+// off first and then the others from a random starting point.
 func (w *Worker) steal() *task {
-	if t := w.stealWorkers(); t != nil {
-		return t
-	}
-	if w.pool.stall.stealable.Load() != 0 {
-		return w.stealSpares()
-	}
-	return nil
-}
-
-// stealWorkers is steal's pass over the pool's workers. A spare, whose
-// index is none of theirs, tries them all.
-func (w *Worker) stealWorkers() *task {
 	ws := w.victimWorkers()
 	n := len(ws)
 	if n == 0 {
@@ -192,7 +179,7 @@ func (w *Worker) stealWorkers() *task {
 		w.counts[countFailedSteals]++
 	}
 	for v := range w.victims(n) {
-		if v == w.index || v == w.lastVictim {
+		if v == w.id || v == w.lastVictim {
 			continue
 		}
 		if t := w.stealFrom(ws[v]); t != nil {
@@ -253,7 +240,7 @@ func (w *Worker) stealPrivate() *task {
 	any := false
 	for v, x := range ws {
 		t, ok := x.dq.Stealer().PrivateTop()
-		if !ok || v == w.index {
+		if !ok || v == w.id {
 			t = -1
 		}
 		w.tops[v] = t
@@ -262,9 +249,7 @@ func (w *Worker) stealPrivate() *task {
 	if !any {
 		return nil
 	}
-	w.barriers.Add(1) // odd: in the barrier's system call, for the stall watch
 	wsdeque.Barrier() // D8, H1
-	w.barriers.Add(1)
 	for v := range w.victims(n) {
 		if w.tops[v] < 0 {
 			continue
@@ -282,10 +267,9 @@ func (w *Worker) stealPrivate() *task {
 }
 
 // victimWorkers returns the pool's workers for a steal pass, or none
-// when w has nobody to steal from: a worker of a one-worker pool (a spare
-// standing in for that worker does, stall.md, X1).
+// when w has nobody to steal from: a worker of a one-worker pool.
 func (w *Worker) victimWorkers() []*remote {
-	if ws := w.pool.workers; len(ws) > 1 || w.asSpare != nil {
+	if ws := w.pool.workers; len(ws) > 1 {
 		return ws
 	}
 	return nil
@@ -317,18 +301,4 @@ func (w *Worker) random() uint64 {
 	x ^= x >> 27
 	w.rng = x
 	return x * 2685821657736338717
-}
-
-// stealSpares tries every live spare's deque once, for steal.
-func (w *Worker) stealSpares() *task {
-	for s := range w.pool.madeSpares() {
-		if s == w.remote() {
-			continue
-		}
-		if t := s.dq.Stealer().Steal(); t != nil {
-			w.counts[countSteals]++
-			return t
-		}
-	}
-	return nil
 }

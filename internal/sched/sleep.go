@@ -358,10 +358,7 @@ func (p *Pool) hasWork() bool {
 	if p.inj.len() != 0 {
 		return true
 	}
-	for v := range p.made() { // the spares' too (stall.md, X2)
-		if v.asSpare != nil && p.stall.stealable.Load() == 0 {
-			break
-		}
+	for _, v := range p.workers {
 		if v.dq.Stealer().Len() != 0 {
 			return true
 		}
@@ -437,7 +434,7 @@ const privateSpins = 256
 // in any worker's main loop, and none parked. Each worker counts its own
 // (inProgress), so no task writes a pool-global word; this sums them.
 func (p *Pool) idleNow() bool {
-	for w := range p.made() { // the spares' too (stall.md, X6)
+	for _, w := range p.workers {
 		if w.inProgress.Load()&runningMask != 0 {
 			return false
 		}

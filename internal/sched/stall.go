@@ -2,7 +2,10 @@ package sched
 
 import (
 	"context"
+	"math/rand/v2"
 	"runtime/pprof"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/forkjoin/fj/internal/wsdeque"
@@ -10,34 +13,95 @@ import (
 
 // Stalls: a task that blocks without a blocking section holds its worker,
 // and the work queued behind it waits. The pool watches its holders in
-// every build (L1-L4, W1-W5): a holder that is blocked while work waits
-// gets a spare worker standing in for it about a millisecond later
-// (X1-X6, spares.go), the first such block is reported once, and a
-// parked task ready to resume behind a blocked holder is handed its worker
-// (H1-H5, handover.go). stall.md next to this file states the steps and
-// argues why nothing is lost and nothing runs twice; the comments here
-// cite them.
+// every build (look.go, V1-V5), and a monitor goroutine, armed only while
+// work is queued (W1-W4), hands the worker of a holder blocked while work
+// waits for it to another carrier (handover.go, Y1-Y7) and reports the
+// first such block once (report.go, W5). stall.md next to this file
+// states the steps and argues why nothing is lost and nothing runs twice;
+// the comments here cite them.
 
 // DefaultStallThreshold is how long the report waits after the first
-// block it describes (W5), when Config.StallThreshold is 0. Compensation
-// does not wait for it: it starts about a millisecond after a holder
-// blocks (W4).
+// block it describes (W5), when Config.StallThreshold is 0. The hand-over
+// does not wait for it: it comes about a millisecond after a holder
+// blocks (W4, V5).
 const DefaultStallThreshold = 50 * time.Millisecond
 
-// lookEvery is the monitor's tick while it is armed (W3, W4), and
-// lookSoon its tick after a look that found a holder blocked for the
-// first time with work waiting, or started a spare: a block is confirmed
-// by a second look (L4), and a chain of spares that all block (X1) grows
-// by one per confirmation.
+// lookEvery is the monitor's tick while it is armed (W3), and lookSoon
+// the mean of its random ticks while a holder is seen blocked with work
+// waiting; confirmLooks looks at least lookEvery apart from first to
+// last confirm a block (V5).
 const (
-	lookEvery = time.Millisecond
-	lookSoon  = 250 * time.Microsecond
+	lookEvery    = time.Millisecond
+	lookSoon     = 250 * time.Microsecond
+	confirmLooks = 5
 )
 
-// sparesPerWorker bounds the spares that stand in for one worker and for
-// the spares standing in for it (X1): Stats.SparesAtLimit counts the
-// times the bound stopped one.
-const sparesPerWorker = 64
+// lockWait is how long a holder must wait for a lock (a sync.Mutex or an
+// RWMutex), in the same wait, before it counts as blocked when no parked
+// task of its worker is ready behind it (V5): a lock that tasks share for
+// microseconds is held now and then by a goroutine that the operating
+// system or Go's scheduler has preempted, and its waiter waits for as
+// long, which is not a block of the program's.
+const lockWait = 100 * time.Millisecond
+
+// isLockWait reports whether wait, a name V1 learnt, is a wait for a
+// lock.
+func isLockWait(wait string) bool {
+	switch wait {
+	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock":
+		return true
+	}
+	return false
+}
+
+// The values of Pool.stallState (W2, W3).
+const (
+	stallIdle  = 0 // no monitor goroutine, no timer
+	stallArmed = 1 // a monitor goroutine runs, or is being started
+	stallOff   = 2 // never: the pool watches for no stalls, or has closed
+)
+
+// stallWatch is a pool's stall monitor.
+type stallWatch struct {
+	threshold time.Duration
+	handler   func(StallReport)
+
+	// mu orders the starts of the monitor goroutine (W2) before Close's
+	// wait for it: nothing starts once stopped is set.
+	mu      Lock
+	stopped bool
+	stop    chan struct{} // closed by Close
+	monitor sync.WaitGroup
+
+	// The counts below are read by Stats from any goroutine, each a
+	// single word whose own value is all a reader needs.
+	stalls    atomic.Uint64 // blocks confirmed (Stats.Stalls)
+	handOvers atomic.Uint64 // hand-overs (Stats.HandOvers)
+	spares    atomic.Uint64 // those to a goroutine other than a resumed task's (Stats.SparesStarted)
+	atLimit   atomic.Uint64 // hand-overs refused at the bound (Y1; Stats.SparesAtLimit)
+	// reported is set by the one delivery of W5. A monitor that has
+	// disarmed delivers its report on its way out, while the next one
+	// may have started: the CAS lets one of them deliver.
+	reported atomic.Bool
+	// handlerG is the monitor goroutine's id while it calls the handler
+	// (W5), so that Close from the handler, which would wait for
+	// itself, panics instead.
+	handlerG atomic.Int64
+
+	// For tests: monitor goroutines started, ticks, goroutine dumps.
+	starts, ticks, dumps atomic.Int64
+}
+
+// stallSeen is what the monitor saw of a worker's holder at its last
+// looks (V5).
+type stallSeen struct {
+	mark, g int64
+	wait    gWait
+	looks   int       // consecutive looks that found the same wait
+	first   time.Time // the first of them
+	counted bool      // the block counts in Stats.Stalls (W4)
+	limited bool      // the block was refused at the bound (Y1)
+}
 
 // initStalls sets up p's stall watch from cfg.
 func (p *Pool) initStalls(cfg Config) {
@@ -48,15 +112,9 @@ func (p *Pool) initStalls(cfg Config) {
 	}
 	m.handler = cfg.StallHandler
 	m.stop = make(chan struct{})
-	if m.threshold < 0 {
+	if m.threshold < 0 || !gLook().ok { // V1, once per process, before any look
 		p.stallState.Store(stallOff)
-		p.slots.init(p.workers, 0) // no spares
-		return
 	}
-	gLook() // L1, once per process, before any look
-	// X1: a spare's holders-table index is Workers()+k, within 16 bits.
-	n := len(p.workers)
-	p.slots.init(p.workers, min(n*sparesPerWorker, (maxWorkers-n)/n*n))
 }
 
 // armStalls is W2's arming, after the caller's load of the state found
@@ -68,7 +126,7 @@ func (p *Pool) armStalls() {
 	m.mu.Lock()
 	// The CAS is sequentially consistent: with W3's store and re-check it
 	// makes sure that a monitor runs after work queued behind busy
-	// workers (stall.md, W3).
+	// workers.
 	if !m.stopped && p.stallState.CompareAndSwap(stallIdle, stallArmed) {
 		m.monitor.Add(1)
 		m.starts.Add(1)
@@ -77,8 +135,18 @@ func (p *Pool) armStalls() {
 	m.mu.Unlock()
 }
 
-// stopStalls is X6, at Close, once the workers' carriers have exited: no
-// monitor or spare starts after it, and it waits for those that run.
+// armOnResume is W2's arming by a task made resumable (C3, Y5), which
+// counted itself in nResumable (sequentially consistent) before this load
+// of the state: either the load finds the monitor idle and arms it, or the
+// monitor's re-check (W3) finds the task.
+func (p *Pool) armOnResume() {
+	if p.stallState.Load() == stallIdle {
+		p.armStalls()
+	}
+}
+
+// stopStalls is Close's: no monitor starts after it, and it waits for the
+// one that runs.
 func (p *Pool) stopStalls() {
 	m := &p.stall
 	m.mu.Lock()
@@ -87,34 +155,19 @@ func (p *Pool) stopStalls() {
 	m.mu.Unlock()
 	close(m.stop)
 	m.monitor.Wait()
-	m.spareCarriers.Wait()
 }
 
 // watchStalls is the monitor goroutine: a tick every lookEvery while
-// armed (W3-W5, X1, X4).
+// armed, sooner while a holder is seen blocked (W3-W5).
 func (p *Pool) watchStalls() {
 	m := &p.stall
 	defer m.monitor.Done()
 	// Started from a worker's goroutine: do not carry its labels.
 	pprof.SetGoroutineLabels(context.Background())
-	// The view, a few kilobytes with the spare slots, is kept for the
-	// next monitor: a pool busy in short bursts starts one per burst.
-	v := m.view.Swap(nil)
-	if v == nil {
-		slots := p.Slots()
-		v = &stallView{seen: make([]stallSeen, slots), standIn: make([]int, slots)}
-	}
-	v.reset()
-	for i := range v.standIn {
-		v.standIn[i] = -1
-	}
-	defer m.view.Store(v) // last, after the delivery below
-	defer p.deliverReport(v)
-	// The first look comes a tick after arming, not at once: a pool busy
-	// in short bursts (a fine-grained recursion run again and again) arms
-	// at each burst, and a look at its start finds nothing blocked, only
-	// taking a P from the workers while they fork (W3).
-	t := time.NewTimer(lookEvery)
+	seen := make([]stallSeen, len(p.workers))
+	var rep *pendingReport // W5, this monitor's
+	defer func() { p.deliverReport(&rep, true, false, time.Now()) }()
+	t := time.NewTimer(lookEvery) // W3: not at once
 	defer t.Stop()
 	for {
 		select {
@@ -123,7 +176,7 @@ func (p *Pool) watchStalls() {
 		case <-t.C:
 			m.ticks.Add(1)
 		}
-		armed, soon := p.stallTick(v, time.Now())
+		armed, soon := p.stallTick(seen, &rep, time.Now())
 		if !armed {
 			if testHooks != nil && testHooks.beforeDisarm != nil {
 				testHooks.beforeDisarm()
@@ -137,23 +190,10 @@ func (p *Pool) watchStalls() {
 			}
 		}
 		d := lookEvery
-		if soon {
-			d = lookSoon
+		if soon { // W3: random, so that V5's intervals vary
+			d = lookSoon/2 + rand.N(lookSoon)
 		}
 		t.Reset(d)
-	}
-}
-
-// armOnResume is W2's arming by a task made resumable (C3, H4): a parked
-// task resumes only on its own worker, and if that worker's holder is
-// blocked, only a hand-over (H1-H3) resumes it, which the monitor makes.
-// The caller counted the task in nResumable (sequentially consistent)
-// before this load of the state: with W3's store and re-check, either
-// this load finds the monitor idle and arms it, or the monitor's re-check
-// finds the task.
-func (p *Pool) armOnResume() {
-	if p.stallState.Load() == stallIdle {
-		p.armStalls()
 	}
 }
 
@@ -161,20 +201,11 @@ func (p *Pool) armOnResume() {
 // whether the monitor re-armed itself (and so goes on ticking).
 func (p *Pool) disarmStalls() bool {
 	m := &p.stall
-	// Sequentially consistent store, then loads of ctl and the queues:
-	// W2's arming points make their work visible, then load ctl, then
-	// this state (stall.md, W3); a task made resumable, then this state.
-	//
-	// Private tasks count too, as at the tick: a worker that wants work
-	// (ctl != 0) is no reason to leave work queued since the tick's look
-	// to it. A fork published meanwhile (its P2 found the monitor still
-	// armed, and armed nothing) may have younger forks private behind it;
-	// the searcher takes the published one, and its stopSearching, which
-	// sees published work only, arms nothing; if the forker then blocks
-	// without touching its deque, only this monitor can see them
-	// (TestStallDisarmLeavesPrivateFork).
+	// Sequentially consistent store, then loads of ctl and the queues
+	// (private tasks too): W2's arming points make their work visible,
+	// then load ctl, then this state.
 	p.stallState.Store(stallIdle)
-	if queued, resumable := p.stallWork(); queued+resumable == 0 && (p.wantsWork() || !p.hasWork()) {
+	if p.stallWork() == 0 && (p.wantsWork() || !p.hasWork()) {
 		return false
 	}
 	m.mu.Lock()
@@ -183,263 +214,94 @@ func (p *Pool) disarmStalls() bool {
 	return again
 }
 
-// stallTick is one tick of the monitor at time now (W3-W5, X1, X4). It
-// reports whether the monitor stays armed, and whether it should look
-// again soon (a holder was seen blocked with work waiting).
-func (p *Pool) stallTick(v *stallView, now time.Time) (armed, soon bool) {
-	m := &p.stall
-	queued, resumable := p.stallWork()
-	live := m.live.Load() > 0
-	if queued+resumable == 0 && !live { // W3
-		v.reset()
-		return false, false
-	}
-	l := gLook()
-	if !l.ok {
-		return p.stallTickStack(v, now, queued, resumable), false
-	}
-	pub := p.published()
-	slots := len(p.workers)
-	if live {
-		slots = len(v.seen)
-	}
-	for h := range slots {
-		w := p.slotWorker(h)
-		s := &v.seen[h]
-		if w == nil {
-			*s = stallSeen{}
-			p.retireStandIn(v, h)
-			continue
-		}
-		// W1: the mark and the holder. Loads of single words; a stale
-		// pair only delays what follows by a tick.
-		mark, g := w.inProgress.Load(), w.holder.Load()
-		if mark != s.mark || g != s.g || s.since.IsZero() {
-			*s = stallSeen{mark: mark, g: g, since: now}
-		}
-		st, ok := p.lookHolder(l, w, mark, g)
-		if !ok || !st.blocked {
-			s.looks = 0
-			s.handOver = false    // a block again, after a wake: another attempt (H1)
-			p.retireStandIn(v, h) // X4
-			continue
-		}
-		if s.looks == 0 {
-			s.blockedSince = now
-		}
-		s.looks++
-		s.reason = st.reason
-		own := w.dq.Stealer().Peek()
-		mine := int(w.nResumable.Load())
-		if own+mine == 0 && pub == 0 {
-			continue // blocked, but nothing waits for it
-		}
-		if s.looks < 2 { // L4: the second look soon
-			soon = true
-			continue
-		}
-		// W4: blocked, with work waiting. W5 first, so that the dump
-		// finds the holder still blocked and counts the spare below.
-		if !s.counted {
-			s.counted = true
-			m.stalls.Add(1)
-		}
-		p.noteBlock(v, h, w, s, now)
-		// H1-H3: a parked task of w's is ready, and only w can resume
-		// it, or w's deque holds tasks no thief can take: hand w over
-		// the blocked holder's head, once per block.
-		unreachable := !wsdeque.PrivateSteals() && own > w.dq.Stealer().Len() // private tasks, no private steals
-		if (mine > 0 || unreachable) && !s.handOver && !now.Before(v.handNext) {
-			s.handOver = true
-			if p.tryHandOver(v, w, g, now) {
-				soon = true
-				continue
-			}
-		}
-		// X1: a stand-in, if it could take something: published work,
-		// or (once) the holder's own.
-		if pub > 0 || (own > 0 && !s.private) {
-			if v.standIn[h] < 0 || !p.standInLive(v.standIn[h]) {
-				if pub == 0 {
-					s.private = true
-				}
-				p.startStandIn(v, h)
-				soon = true // the spare may block too (a chain)
-			} else {
-				p.slot(v.standIn[h]).signal()
-			}
-		}
-	}
-	if v.rep != nil && now.Sub(v.rep.first) >= m.threshold {
-		p.deliverReport(v)
-	}
-	return true, soon
-}
-
-func (v *stallView) reset() {
-	for i := range v.seen {
-		v.seen[i] = stallSeen{}
-	}
-}
-
-// stallWork returns the tasks queued in p, private ones included as Peek
-// guesses them, and the parked tasks ready to resume (W3).
-func (p *Pool) stallWork() (queued, resumable int) {
-	queued = int(p.inj.len())
-	for w := range p.made() { // a retired spare's deque is empty (X4)
-		queued += w.dq.Stealer().Peek()
-		resumable += int(w.nResumable.Load())
-	}
-	return queued, resumable
-}
-
-// published returns the tasks a spare could take: in the injector, in the
-// published parts of the spares' deques, and in the workers' deques, their
-// private parts included where private steals exist (X1, X3).
-func (p *Pool) published() int {
+// stallWork returns the tasks waiting in p: queued, private ones included
+// as Peek guesses them, and parked and ready to resume (W3). A task
+// handed over that is still blocked is not waiting for anything of the
+// pool's: once its wait ends, it asks for its worker back, which arms
+// the monitor again (W2).
+func (p *Pool) stallWork() int {
 	n := int(p.inj.len())
-	private := wsdeque.PrivateSteals()
-	for w := range p.made() {
-		switch {
-		case private && w.asSpare == nil:
-			// A thief, spares included, takes a worker's private
-			// tasks too (wsdeque.md, D8; search.go, M2): they wait for
-			// any stand-in as published ones do, so a chain of spares
-			// through a barrier grows on them (X1).
-			n += w.dq.Stealer().Peek()
-		default:
-			n += w.dq.Stealer().Len()
-		}
+	for _, w := range p.workers {
+		n += w.dq.Stealer().Peek() + int(w.nResumable.Load())
 	}
 	return n
 }
 
-// noteBlock is W5's collection: the first compensated block of the pool
-// starts a report, with the stacks of the holders blocked then (one
-// bounded dump); every block seen until its delivery joins it.
-func (p *Pool) noteBlock(v *stallView, h int, w *remote, s *stallSeen, now time.Time) {
+// stallTick is one tick of the monitor at time now (W3, W4, Y1). It
+// reports whether the monitor stays armed, and whether it should look
+// again soon (a holder was seen blocked with work waiting).
+func (p *Pool) stallTick(seen []stallSeen, rep **pendingReport, now time.Time) (armed, soon bool) {
 	m := &p.stall
-	if m.reported.Load() {
-		return
+	if p.stallWork() == 0 { // W3
+		clear(seen)
+		return false, false
 	}
-	if v.rep == nil {
-		v.rep = &pendingReport{first: now, started: m.started.Load()}
-		var want []int64
-		for i := range v.seen {
-			if v.seen[i].looks > 0 {
-				want = append(want, v.seen[i].g)
-			}
-		}
-		m.dumps.Add(1)
-		v.rep.stacks = boundedStacks(want)
-	}
-	for i, t := range v.rep.tasks {
-		if t.Goroutine == s.g {
-			v.rep.tasks[i].State = s.reason
-			v.rep.tasks[i].Blocked = now.Sub(v.rep.since[i])
-			return
-		}
-	}
-	if len(v.rep.tasks) < maxReportTasks {
-		st := v.rep.stacks[s.g]
-		if s.reason == "" { // L1 found no reason byte: the dump's header says it
-			s.reason = headerState(st)
-		}
-		v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: w.id, Spare: w.asSpare != nil, Goroutine: s.g,
-			State: s.reason, Blocked: now.Sub(s.blockedSince), Stack: st})
-		v.rep.since = append(v.rep.since, s.blockedSince)
-	}
-}
-
-// maxReportTasks bounds the tasks a report lists.
-const maxReportTasks = 8
-
-// deliverReport is W5's delivery: the handler, once per pool.
-func (p *Pool) deliverReport(v *stallView) {
-	m := &p.stall
-	if v.rep == nil || !m.reported.CompareAndSwap(false, true) {
-		v.rep = nil
-		return
-	}
-	rep := v.rep
-	v.rep = nil
-	queued, resumable := p.stallWork()
-	r := StallReport{Pool: p.name, Threshold: m.threshold, Queued: queued, Resumable: resumable,
-		Spares: int(m.started.Load() - rep.started), SpareLimit: sparesPerWorker, AtLimit: m.atLimit.Load() != 0, Tasks: rep.tasks}
-	if m.handler != nil {
-		m.handlerG.Store(goid())
-		m.handler(r)
-		m.handlerG.Store(0)
-	}
-}
-
-// stallTickStack is the fallback look (L1: no layout found): the old
-// watch, which tells blocked from running by the headers of a full
-// goroutine dump. A dump stops the world for a time that grows with the
-// goroutines, so it is taken only when every worker has been stuck in
-// one task for a whole threshold with work queued, and backs off (1, 2,
-// 4, 8 thresholds, and at least a hundred times what the last dump took).
-func (p *Pool) stallTickStack(v *stallView, now time.Time, queued, resumable int) bool {
-	m := &p.stall
-	if p.ctl.Load() != 0 || queued+resumable == 0 {
-		for h := range v.standIn {
-			p.retireStandIn(v, h)
-		}
-		return m.live.Load() > 0
-	}
-	n := len(p.workers)
-	all := true
-	for i := range n {
-		w := p.workers[i]
+	l := gLook()
+	pub := p.published()
+	handed := false
+	for i, w := range p.workers {
+		s := &seen[i]
+		// W1: the mark and the holder. Loads of single words; a stale
+		// pair only delays what follows by a tick.
 		mark, g := w.inProgress.Load(), w.holder.Load()
-		s := &v.seen[i]
-		if mark != s.mark || g != s.g || s.since.IsZero() {
-			*s = stallSeen{mark: mark, g: g, since: now}
-			p.retireStandIn(v, i)
+		wt, blocked := l.lookHolder(w, mark, g, g)
+		if !blocked {
+			*s = stallSeen{}
+			continue
 		}
-		if g == 0 || mark&runningMask == 0 || now.Sub(s.since) < m.threshold {
-			all = false
+		own, mine := w.dq.Stealer().Peek(), int(w.nResumable.Load())
+		if own+mine == 0 && (pub == 0 || p.wantsWork()) {
+			*s = stallSeen{} // blocked, but nothing waits for it (W4)
+			continue
 		}
-	}
-	if !all || now.Before(v.next) {
-		return true
-	}
-	m.dumps.Add(1)
-	holders := make([]int64, n)
-	for i := range n {
-		holders[i] = v.seen[i].g
-	}
-	start := time.Now()
-	var stacks map[int64]string
-	v.buf, stacks = goroutineStacks(v.buf, holders)
-	took := time.Since(start)
-	v.backoff = min(max(2*v.backoff, m.threshold), 8*m.threshold)
-	v.next = now.Add(max(v.backoff, 100*took))
-	for i := range n {
-		if st, ok := stacks[v.seen[i].g]; !ok || !blockedState(st) {
-			return true
+		soon = true
+		// V5: the same task, the same wait, not run since.
+		if s.looks == 0 || mark != s.mark || g != s.g || wt != s.wait {
+			*s = stallSeen{mark: mark, g: g, wait: wt, first: now}
 		}
-	}
-	before := m.started.Load()
-	if p.published() > 0 {
-		for i := range n {
-			if v.standIn[i] < 0 || !p.standInLive(v.standIn[i]) {
-				p.startStandIn(v, i)
+		s.looks++
+		span := lookEvery
+		if mine == 0 && isLockWait(wt.wait) {
+			span = lockWait // V5: a lock, with no parked task of w's ready behind it
+		}
+		if s.looks < confirmLooks || now.Sub(s.first) < span {
+			continue
+		}
+		// W4: a stall. The report first, so that its dump finds the
+		// holder still blocked.
+		if !s.counted {
+			s.counted = true
+			m.stalls.Add(1)
+			p.noteStall(rep, seen, w, s, now, mine > 0)
+		}
+		if int(w.nDisplaced.Load()) >= maxDisplaced { // Y1
+			if !s.limited {
+				s.limited = true
+				m.atLimit.Add(1)
 			}
+			continue
+		}
+		if p.handOver(l, w, g) {
+			handed = true
+			*s = stallSeen{}
 		}
 	}
-	if !v.seen[0].counted {
-		v.seen[0].counted = true
-		m.stalls.Add(1)
-	}
-	if !m.reported.Load() {
-		v.rep = &pendingReport{first: now, stacks: stacks, started: before}
-		for i := range n {
-			g := v.seen[i].g
-			v.rep.tasks = append(v.rep.tasks, StalledTask{Worker: i, Goroutine: g, State: headerState(stacks[g]),
-				Blocked: now.Sub(v.seen[i].since), Stack: stacks[g]})
+	p.deliverReport(rep, false, handed, now)
+	return true, soon
+}
+
+// published returns the tasks another worker could take now: in the
+// injector, and in the workers' deques, their private parts included
+// where thieves take those (wsdeque.md, D8).
+func (p *Pool) published() int {
+	n := int(p.inj.len())
+	private := wsdeque.PrivateSteals()
+	for _, w := range p.workers {
+		if private {
+			n += w.dq.Stealer().Peek()
+		} else {
+			n += w.dq.Stealer().Len()
 		}
-		p.deliverReport(v)
 	}
-	return true
+	return n
 }

@@ -83,7 +83,7 @@ func TestStallGiveBackLeavesPrivateFork(t *testing.T) {
 			started.Add(1)
 			for started.Load() < 2 {
 			}
-			aSlot.Store(int32(sched.From[sched.Worker](w).Slot()))
+			aSlot.Store(int32(sched.From[sched.Worker](w).ID()))
 			on.Store(true)
 			close(bEnd) // b ends B, finds nothing and goes to sleep
 			<-announced

@@ -1,7 +1,7 @@
 package sched
 
 // Plus returns c and o added counter by counter: the counters of two
-// workers, or of a worker and the spare that stood in for it.
+// workers.
 func (c Counters) Plus(o Counters) Counters {
 	for i, v := range o {
 		c[i] += v
@@ -28,18 +28,19 @@ func (w *Worker) flushCounters() {
 // Snapshot is what Pool.Snapshot returns.
 type Snapshot struct {
 	// Workers holds every worker's flushed counters, indexed by worker
-	// id, a spare's added to those of the worker it stands in for.
+	// id.
 	Workers []Counters
 	// Submitted counts the tasks submitted from outside.
 	Submitted uint64
 	// Blocking and MostBlocking are the tasks inside a blocking
 	// section's f now, and the most at once (blocking.go).
 	Blocking, MostBlocking uint64
-	// Spares is the number of spares running now, SparesStarted the
-	// spares started since the pool started, Stalls the blocks that got
-	// one, and SparesAtLimit the spares wanted over the bound (stall.md).
-	// HandOvers counts the workers handed to a ready parked task over a
-	// blocked holder's head (stall.md, H3).
+	// Spares is the number of tasks handed over now (stall.md, Y4),
+	// waiting for their worker back, HandOvers the hand-overs since the
+	// pool started and SparesStarted those that started a goroutine (to
+	// an idle or new carrier, not a ready parked task), Stalls the blocks
+	// confirmed, and SparesAtLimit the hand-overs refused at the bound
+	// (Y1).
 	Spares, SparesStarted, Stalls, SparesAtLimit, HandOvers uint64
 }
 
@@ -49,12 +50,11 @@ func (p *Pool) Snapshot() Snapshot {
 	for i, w := range p.workers {
 		s.Workers[i] = w.snapshot()
 	}
-	for w := range p.madeSpares() { // a spare's, added to its worker's
-		s.Workers[w.id] = s.Workers[w.id].Plus(w.snapshot())
-	}
 	s.Blocking, s.MostBlocking = p.blockingStats()
-	s.Spares = uint64(max(0, p.stall.stealable.Load()))
-	s.SparesStarted, s.Stalls = p.stall.started.Load(), p.stall.stalls.Load()
+	for _, w := range p.workers {
+		s.Spares += uint64(max(0, w.nDisplaced.Load()))
+	}
+	s.SparesStarted, s.Stalls = p.stall.spares.Load(), p.stall.stalls.Load()
 	s.SparesAtLimit = p.stall.atLimit.Load()
 	s.HandOvers = p.stall.handOvers.Load()
 	return s

@@ -82,8 +82,15 @@ type spawnJob[W, T any] struct {
 	gen   uint64
 }
 
+// Run lets go of f before it calls it: a Task dropped without a join
+// keeps its job in the deque slot it was pushed to, and must not keep
+// what f captured (issue 44).
 func (j *spawnJob[W, T]) Run(w *Worker) {
-	j.complete(w, func() { j.res = j.f((*W)(unsafe.Pointer(w))) })
+	j.complete(w, func() {
+		f := j.f
+		j.f = nil
+		j.res = f((*W)(unsafe.Pointer(w)))
+	})
 }
 
 // Spawned is a fork of Spawn, to be joined once: forkjoin.Task.
@@ -103,7 +110,16 @@ type Future[W, T any] struct {
 	// its slot the slot it was pushed to.
 }
 
-func (f *Future[W, T]) Run(w *Worker) { f.complete(w, func() { f.res = f.f((*W)(unsafe.Pointer(w))) }) }
+// Run lets go of fn before it calls it: a Future dropped without a join,
+// once stolen, stays in its forker's deque slot until the slot is reused,
+// and must not keep what fn captured (issue 44).
+func (f *Future[W, T]) Run(w *Worker) {
+	f.complete(w, func() {
+		fn := f.f
+		f.f = nil
+		f.res = fn((*W)(unsafe.Pointer(w)))
+	})
+}
 
 // Fork makes f the future of fn and forks it onto w (F1, E1). f must be
 // new: a Future's zero value, allocated by the caller (forkjoin.Fork
@@ -116,6 +132,7 @@ func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
 	f.bind(f)
 	w.fork(&f.task)
 	f.slot = w.dq.Slot(w.dq.Bottom() - 1) // unless it overflowed (spilled): then no slot holds it
+	raceHandOff(w)                        // stall.md, Y6: the program's code runs next
 }
 
 // Join returns the future's result, running it here if its forker joins it
@@ -145,6 +162,7 @@ func (f *Future[W, T]) Join(w *Worker) T {
 	if w == f.forker {
 		f.forget(w) // also when it finished elsewhere before this join
 	}
+	raceHandOff(w) // stall.md, Y6: the program's code runs next
 	if p := f.panic; p != nil {
 		panic(p.Err)
 	}

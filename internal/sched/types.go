@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/forkjoin/fj/internal/wsdeque"
@@ -62,10 +61,7 @@ type Pool struct {
 	_        [cacheLine]byte
 	sections sectionGauge
 
-	// slots is the table of the workers and spares (slots.go).
-	slots slotTable
-
-	// stall is the stall monitor and its spares (stall.go).
+	// stall is the stall monitor (stall.go).
 	stall stallWatch
 }
 
@@ -109,13 +105,8 @@ type Worker struct {
 	// layout_test.go checks the offsets.
 	pool *Pool
 	wake chan struct{} // capacity 1; the holder parks on it when idle
-	id   int           // ID: 0..Workers()-1, a spare's that of the worker it stands in for
-	// index tells the pool's workers and spares apart, in the holders
-	// table and in parallel.PerWorker: a worker's is its id, spare k's
-	// Workers()+k (stall.md, X1). asSpare is nil but for a spare.
-	index   int
-	asSpare *spareState
-	_       [cacheLine - 40]byte
+	id   int           // ID: 0..Workers()-1
+	_    [cacheLine - 24]byte
 
 	// Owner-only state: touched only by the carrier holding the worker
 	// (see carrier.go), written on every fork or task.
@@ -163,29 +154,33 @@ type Worker struct {
 	stealExec, stealLeaves uint64
 	parked                 atomic.Int64 // tasks of w parked now (Stats gauge), written by the holder
 	nResumable             atomic.Int32 // len(resumable), readable without hmu
-	// barriers counts, twice per call, fj's own system calls that work
-	// rather than wait: the heavy barriers of private steals the holder
-	// runs between tasks (search.go, M2), and the kernel's work a task
-	// asks for (InKernel). It is odd while the holder is in one, which
-	// the stall watch must not take for a task blocked in a system call
-	// (stall.md, L3). Written by the holder.
-	barriers atomic.Uint32
-	hmu      sync.Mutex // protects the carriers fields
+	// fjWaits counts, twice per wait, the waits of fj's own code that
+	// the holder makes (a Lock that must wait): odd while it is in one,
+	// which the stall watch must not take for a task's (stall.md, V3).
+	// Written by the holder.
+	fjWaits atomic.Uint32
+	// nDisplaced counts the tasks of w handed over and not back yet
+	// (stall.md, Y1, Y4): written under hmu, read by the monitor.
+	nDisplaced atomic.Int32
+	hmu        Lock // protects the carriers fields
 	carriers
 	labels     context.Context // profiler labels of its carriers: pool name, worker id
 	regionName string          // its trace region while tracing: pool name, worker id
 	// holderG is the runtime's g of the holding carrier's goroutine
-	// (stall.md, L2), or nil: stored by the carrier taking over, before
+	// (stall.md, V2), or nil: stored by the carrier taking over, before
 	// it stores holder (both sequentially consistent), so that the
 	// monitor that loads holder and then holderG finds that carrier's g
-	// or a later holder's, which L3's id check tells apart.
+	// or a later holder's, which V4's id check tells apart.
 	holderG atomic.Pointer[gHandle]
 	// blocks is taskblock's per-worker store of fresh Blocks (LocalBlocks):
 	// owner only.
 	blocks unsafe.Pointer
+	// raceSync is where race builds order a holder's writes before a
+	// hand-over's (stall.md, Y6: race_on.go).
+	raceSync uint8 //lint:ignore U1000 used in race builds
 	// A whole number of lines, so that the next object on the heap does
 	// not share the last one (layout_test.go).
-	_ [48]byte
+	_ [32]byte
 }
 
 // The holder's state machine. A worker is run by one carrier goroutine at
@@ -282,7 +277,7 @@ type carrier struct {
 	w    *remote // its goroutine, and only it, may see it as its holder (asHolder)
 	goid int64   // the id of the carrier's goroutine, set when it starts
 	// g is the runtime's g of that goroutine (getg), set with goid, or
-	// nil where L1 found no layout (stall.md).
+	// nil where V1 found no layout (stall.md).
 	g *gHandle
 	// slot is the holders table entry of c's goroutine while it holds w,
 	// or nil; overflowed marks an entry counted in holders.overflow
@@ -307,12 +302,12 @@ type carrier struct {
 	// (blocking.go, B2; Worker.Sections). Only c's goroutine touches it.
 	entered uint32
 	// displaced is set, under w.hmu, while the monitor has handed w over
-	// c's head (stall.md, H3) and c's goroutine has not yet asked for it
-	// back (H4).
+	// c's head (stall.md, Y4) and c's goroutine has not yet asked for it
+	// back (Y5); scope and loopNest keep meanwhile the owner state of
+	// the task c's goroutine runs, which Y5 restores.
 	displaced bool
-	// race orders, for the race detector only, c's writes to w before a
-	// task's code runs with the monitor's hand-over (H5).
-	race atomic.Uint32 //lint:ignore U1000 used in race builds (race_on.go)
+	scope     *scope
+	loopNest  uint8
 }
 
 // carriers is the state a worker shares with goroutines that are not its
@@ -326,7 +321,7 @@ type carriers struct {
 	// a section from a goroutine outside the pool.
 	sections []*carrier
 	// displaced lists the carriers whose blocked task the monitor handed
-	// w over (stall.md, H3), until each asks for w back (H4).
+	// w over (stall.md, Y4), until each asks for w back (Y5).
 	displaced []*carrier
 }
 
@@ -352,40 +347,6 @@ type scope struct {
 	// by worker i itself on first use (so no two goroutines write one
 	// element).
 	labels []context.Context
-}
-
-// The slot table: every worker and spare of a pool is an entry of one
-// table, the workers at 0..Workers()-1, made by New, then the spares
-// (stall.md, X1), each made by the monitor the first time it starts and
-// kept for reuse. A Worker's index (Worker.Slot) is its entry's. Code that
-// looks at every holder (the monitor, the sleep re-check, identity
-// lookups, Stats, Close) ranges over the entries made (made); the
-// fork and steal paths, which choose victims among the workers alone,
-// index the fixed prefix (Pool.workers).
-type slotTable struct {
-	// all has an entry per slot: the workers' set by New before any
-	// carrier starts, a spare's stored by the monitor under stall.mu
-	// (X1) before the go statement that starts its carrier.
-	all []atomic.Pointer[remote]
-	// made is one past the highest slot made: it only grows, under
-	// stall.mu, after the entry's store (sequentially consistent), so
-	// that a reader that loads it sees every entry below it made or nil.
-	made atomic.Int32
-}
-
-// spareState is what makes a Worker a spare (X1-X5).
-type spareState struct {
-	// retire is set by the monitor (X4) and read by the spare's holder;
-	// a stale read only delays the exit to the next task boundary.
-	retire atomic.Bool
-	// live is set by X1 and cleared by the exiting holder, last (X5):
-	// sequentially consistent, so that the monitor that reads it false
-	// also sees everything the spare did before (its deque drained).
-	live atomic.Bool
-	// principal is the slot of the holder the spare stands in for,
-	// written by X1 before the go statement that starts the spare's
-	// carrier, which orders it before the spare's reads (X4).
-	principal int
 }
 
 // holders is a pool's table of the goroutines that hold its workers: at
@@ -427,7 +388,7 @@ type bucket struct {
 	// work, without locking. It is incremented after the task is queued,
 	// inside the lock; see push.
 	n  atomic.Int64
-	mu sync.Mutex
+	mu Lock
 	q  ring
 	_  [64]byte // keep neighbouring buckets' locks off one cache line
 }
@@ -459,131 +420,6 @@ type sectionGauge struct {
 	free    sync.Cond // signalled (under mu) when a slot is given back
 }
 
-// stallWatch is a pool's stall monitor and its spares.
-type stallWatch struct {
-	threshold time.Duration
-	handler   func(StallReport)
-
-	// mu orders the starts of the monitor goroutine (W2) and of spares
-	// (X1) before Close's waits for them (X6): nothing starts once
-	// stopped is set.
-	mu      sync.Mutex
-	stopped bool
-	stop    chan struct{} // closed by Close
-	monitor sync.WaitGroup
-	// spareCarriers counts the carrier goroutines of spares, apart from
-	// the workers' (Pool.goroutines): see X6.
-	spareCarriers sync.WaitGroup
-
-	// The counts below are read by Stats from any goroutine; each is a
-	// single word whose own value is all a reader needs (no ordering
-	// with other memory), except live, whose decrement X5 orders before
-	// the spare's live flag.
-	made    atomic.Int32 // spares allocated so far
-	live    atomic.Int32 // spares running now
-	started atomic.Uint64
-	stalls  atomic.Uint64 // blocks that were compensated (Stats.Stalls)
-	atLimit atomic.Uint64 // spares wanted but over the bound (Stats.SparesAtLimit)
-	// handOvers counts the workers handed to a parked task over a
-	// blocked holder's head (H3; Stats.HandOvers).
-	handOvers atomic.Uint64
-	// stealable counts the live spares: those whose
-	// deques workers steal from (X2), and Stats.Spares.
-	stealable atomic.Int32
-	// reported is set by the one delivery of W5. A monitor that has
-	// disarmed delivers its report on its way out, while the next one
-	// may have started: the CAS, sequentially consistent, lets one of
-	// them deliver, and a stale false only makes the other collect a
-	// report it will not deliver.
-	reported atomic.Bool
-	// handlerG is the monitor goroutine's id while it calls the handler
-	// (W5), so that Close from the handler, which would wait for
-	// itself, panics instead.
-	handlerG atomic.Int64
-
-	// view is the last monitor's stallView, for the next one to reuse,
-	// or nil (one monitor runs at a time; one that overlaps its
-	// predecessor's exit makes its own).
-	view atomic.Pointer[stallView]
-
-	// For tests: monitor goroutines started, ticks, and goroutine dumps
-	// (the report's, and the fallback look's: L1).
-	starts, ticks, dumps atomic.Int64
-}
-
-type stallSeen struct {
-	mark, g int64
-	since   time.Time // when mark or g last changed (the fallback's stuck)
-	// looks counts the consecutive looks that found the holder blocked
-	// (L4), since blockedSince; reason is what the last one found.
-	looks        int
-	blockedSince time.Time
-	reason       string
-	// counted is set once the block counts in Stats.Stalls (W4).
-	counted bool
-	// private is set once a spare was started for this block with only
-	// the holder's private tasks to take (X1), so that it is not started
-	// again and again while no thief can reach them.
-	private bool
-	// handOver is set once this block was considered for a hand-over
-	// (H1-H3): one dump per block at most.
-	handOver bool
-}
-
-// stallView is what the monitor has seen of the holders, by slot: the
-// workers', then the spares'.
-type stallView struct {
-	seen []stallSeen
-	// standIn[h] is the slot of the spare standing in for slot h, or -1.
-	standIn []int
-	rep     *pendingReport
-	// H2's pacing: when the next hand-over may dump the goroutines, and
-	// the delay after one that could not hand over (tryHandOver).
-	handNext    time.Time
-	handBackoff time.Duration
-	// The fallback look's (L1): when the next dump may come, the delay
-	// after one that found a holder running, and its buffer.
-	next    time.Time
-	backoff time.Duration
-	buf     []byte
-}
-
-// pendingReport is W5's report between the first compensated block and
-// its delivery a threshold later.
-type pendingReport struct {
-	first   time.Time
-	started uint64 // Stats.SparesStarted then
-	stacks  map[int64]string
-	tasks   []StalledTask
-	since   []time.Time // when each task's block began
-}
-
-// StallReport describes the blocks that cost the pool compensation (W5):
-// what the stall handler receives. package pool turns it into its
-// documented type.
-type StallReport struct {
-	Pool      string        // the pool's name
-	Threshold time.Duration // how long the report waited after the first block
-	Queued    int           // tasks in the pool's queues, private ones included (an estimate)
-	Resumable int           // parked tasks ready to resume, waiting for their worker
-	Spares    int           // spares started since the first block it lists
-	// SpareLimit is the bound on spares per worker, and AtLimit whether a
-	// spare was wanted and not started because of it (X1).
-	SpareLimit int
-	AtLimit    bool
-	Tasks      []StalledTask // the blocked holders, the first one first
-}
-
-// StalledTask is a task that blocked while holding a worker or a spare.
-type StalledTask struct {
-	Worker    int           // the ID of the worker it held (or the one its spare stood in for)
-	Spare     bool          // it held a spare, not the worker itself
-	Goroutine int64         // the id of the goroutine running the task
-	State     string        // what it waited for, as runtime.Stack names it ("chan receive"), if known
-	Blocked   time.Duration // how long it had been seen blocked when the report was made
-	Stack     string        // its stack, as runtime.Stack prints it, header first; "" if not captured
-}
-
 // counters is the owner-only working copy of a worker's Counters. A worker
 // counts in plain variables (an atomic add per task would cost more than a
 // fork) and flushes them to a copy that Snapshot reads whenever it runs
@@ -600,10 +436,6 @@ type flushedCounters [countParked]atomic.Uint64
 // test pins that), so that one is the other's memory: the counters are
 // named there and only there.
 type Counters [numCounters]uint64
-
-// gHandle is a runtime g, as fj holds a pointer to one: opaque, read
-// only through gWord32 and gWord64.
-type gHandle struct{}
 
 const bucketSlots = 4
 
@@ -756,13 +588,6 @@ type Panic struct {
 	Err error
 	Seq uint64
 }
-
-// The values of Pool.stallState (W2, W3).
-const (
-	stallIdle  = 0 // no monitor goroutine, no timer
-	stallArmed = 1 // a monitor goroutine runs, or is being started
-	stallOff   = 2 // never: the pool watches for no stalls, or has closed
-)
 
 // The words of Worker.inProgress (W1): the tasks in progress in the low
 // half, the tasks started in the high half.

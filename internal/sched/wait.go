@@ -143,6 +143,7 @@ func (w *Worker) WaitFor(e Event) {
 		w.unpark(c)
 		w.scope = s
 	}
+	raceHandOff(w) // stall.md, Y6: the program's code runs next
 }
 
 // waitSpins is the number of loads of the event WaitFor makes before it

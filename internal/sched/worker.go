@@ -10,14 +10,8 @@ import "unsafe"
 // batches). Only the goroutine holding w may use it.
 func (w *Worker) LocalBlocks() *unsafe.Pointer { return &w.blocks }
 
-// ID returns the worker's index, 0 to Workers()-1. A spare returns the
-// ID of the worker it stands in for (stall.md, X1).
+// ID returns the worker's index, 0 to Workers()-1.
 func (w *Worker) ID() int { return w.id }
-
-// Slot returns an index that no other worker or spare of the pool has, 0
-// to Slots()-1: a worker's ID, or Workers()+k for the spare of worker k
-// (stall.md, X1). Per-worker state indexed by it is never shared.
-func (w *Worker) Slot() int { return w.index }
 
 // Pool returns the pool w belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }

@@ -39,14 +39,17 @@ func Join[W, A, B any](pw *W, fa func(*W) A, fb func(*W) B) (a A, b B) {
 			w.refork(&j.task)
 		}
 	}
+	g := w.Holder() // Y6: the program's code runs next
 	state := forked
 	defer func() {
 		if state != joined {
+			w.Regain(g) // Y6
 			w.unwound(&j.job, state, recover())
 		}
 	}()
 	a = fa(pw)
 	state = joining
+	w.Regain(g) // Y6: the first half may have blocked
 	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
 		// J1: taken back. Recycled before it runs here: the first fork
 		// inside it uses this same slot and reuses j (J4).
@@ -95,14 +98,17 @@ func JoinArgs[W, A, R any](pw *W, f func(*W, A) R, a, b A) (ra, rb R) {
 			w.refork(&j.task)
 		}
 	}
+	g := w.Holder() // Y6: the program's code runs next
 	state := forked
 	defer func() {
 		if state != joined {
+			w.Regain(g) // Y6
 			w.unwound(&j.job, state, recover())
 		}
 	}()
 	ra = f(pw, a)
 	state = joining
+	w.Regain(g) // Y6: the first half may have blocked
 	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
 		// J1: taken back. Recycled before it runs here: the first fork
 		// inside it uses this same slot and reuses j (J4).
@@ -158,15 +164,18 @@ func JoinSlice[W, A, R any](w *Worker, f func(*W, A) R, args []A, out []R, combi
 			w.refork(&j.task)
 		}
 	}
+	g := w.Holder() // Y6: the program's code runs next
 	state := forked
 	defer func() {
 		if state != joined {
+			w.Regain(g) // Y6
 			w.unwound(&j.job, state, recover())
 		}
 	}()
 	left := JoinSlice(w, f, args[:mid], lout, combine)
 	var right R
 	state = joining
+	w.Regain(g) // Y6: the first half may have blocked
 	if w.takeBackFast(&j.job) || w.takeBack(&j.job) {
 		// J1: taken back. Recycled before it runs here: the first fork
 		// inside it uses this same slot and reuses j (J4).
@@ -219,6 +228,7 @@ func Spawn[W, T any](pw *W, f func(*W) T) Spawned[W, T] {
 			w.refork(&j.task)
 		}
 	}
+	raceHandOff(w) // Y6: the program's code runs next
 	return Spawned[W, T]{j, j.gen}
 }
 
@@ -284,4 +294,5 @@ func forkGroupTask(w *Worker, g *Group, f func(*Worker), fe func(*Worker) error,
 			w.refork(&j.task)
 		}
 	}
+	raceHandOff(w) // Y6: the program's code runs next
 }
