@@ -42,6 +42,15 @@ func isNamed(t types.Type, path, name string) bool {
 	return o.Pkg() != nil && o.Pkg().Path() == path && o.Name() == name
 }
 
+// under returns t's underlying type, or nil for nil (an expression the
+// type checker could not type).
+func under(t types.Type) types.Type {
+	if t == nil {
+		return nil
+	}
+	return t.Underlying()
+}
+
 // isPtrTo reports whether t is a pointer to the named type path.name.
 func isPtrTo(t types.Type, path, name string) bool {
 	p, ok := types.Unalias(t).(*types.Pointer)

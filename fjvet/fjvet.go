@@ -158,7 +158,7 @@ func (c *checker) collect(f *ast.File) {
 		if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 			return nil
 		}
-		if _, ok := types.Unalias(v.Type()).Underlying().(*types.Signature); !ok {
+		if _, ok := under(v.Type()).(*types.Signature); !ok {
 			return nil
 		}
 		u := varUses[v]
@@ -348,7 +348,7 @@ func (c *checker) noteLocal(id *ast.Ident, rhs ast.Expr) {
 		c.localFuncs[obj] = append(c.localFuncs[obj], lit)
 		return
 	}
-	if _, isChan := types.Unalias(obj.Type()).Underlying().(*types.Chan); isChan {
+	if _, isChan := under(obj.Type()).(*types.Chan); isChan {
 		b := c.isBufferedMake(rhs)
 		if prev, seen := c.buffered[obj]; seen {
 			b = b && prev

@@ -100,7 +100,7 @@ func (w *walker) walk(root ast.Node, ctx *context) {
 				w.blocking(ctx, n, blockOp{what: "a channel receive", pos: n.Pos()})
 			}
 		case *ast.RangeStmt:
-			if _, ok := types.Unalias(c.info.TypeOf(n.X)).Underlying().(*types.Chan); ok {
+			if _, ok := under(c.info.TypeOf(n.X)).(*types.Chan); ok {
 				w.blocking(ctx, n, blockOp{what: "a range over a channel", pos: n.Pos()})
 			}
 		case *ast.SelectStmt:
