@@ -114,8 +114,9 @@ func recvName(fn *types.Func) string {
 	return ""
 }
 
-// is reports whether fn is the fj function pkg.name, or the method
-// pkg.recv.name when name is "Recv.Name".
+// is reports whether fn is the function name of the package at path, or,
+// when name has a dot ("Pool.Close"), the method after the dot of the
+// type before it.
 func is(fn *types.Func, path, name string) bool {
 	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != path {
 		return false

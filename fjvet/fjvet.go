@@ -29,8 +29,8 @@ block that escapes its Define, Close of a pool from inside its tasks and
 a Spawn that is never joined. A finding is silenced, with a reason, by a
 comment "//fjvet:ignore <rule> <reason>" on its line or the line above.`
 
-// The rules, as they appear in messages, Diagnostic.Category and
-// //fjvet:ignore comments.
+// The rules, as they appear in messages, in the Category of each
+// analysis.Diagnostic and in //fjvet:ignore comments.
 const (
 	ruleCaptured = "captured-worker"
 	ruleBlocking = "blocking"
