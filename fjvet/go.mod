@@ -2,8 +2,6 @@ module github.com/forkjoin/fj/fjvet
 
 go 1.26.0
 
-replace github.com/forkjoin/fj => ../
-
 require golang.org/x/tools v0.52.0
 
 require (
