@@ -115,8 +115,8 @@
 // A sync.Mutex or RWMutex locked in a task and still held when the task
 // makes an fj call that waits: a join (Join, JoinArgs, JoinAll,
 // JoinReduce, Future.Join, Task.Join), Invoke, a parallel loop, sort or
-// reduction, a task block (Define, Block.Wait), Run, Region, or a call
-// that is given the worker (a helper that may fork and join). While it
+// reduction, a task block (Define, Block.Wait), Run, Region, or a
+// helper of the package, given the worker, that makes one. While it
 // waits, its worker runs other tasks, and one that locks the same mutex
 // holds the worker the waiting task needs back. A short critical section,
 // Lock, plain code, Unlock, is correct and not reported; a lock taken in
@@ -126,9 +126,9 @@
 // The check follows the statements of one function in order: a branch
 // that returns releases nothing for what follows, a deferred Unlock holds
 // the lock to the end. Not seen: locks taken or released in another
-// function, or in a closure; mutexes reached through different
-// expressions (mu and p.mu are different names); a lock held across a
-// call outside a task.
+// function, or in a closure; helpers of other packages given the
+// worker; mutexes reached through different expressions (mu and p.mu are
+// different names); a lock held across a call outside a task.
 //
 // # escaping-block
 //

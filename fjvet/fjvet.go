@@ -86,7 +86,10 @@ type checker struct {
 	uses      map[types.Object][]*ast.Ident
 	varUses   map[*types.Var]*varUse
 	summaries map[ast.Node]*summary
-	ignore    ignores
+	// waiting records whether a helper given a worker makes an fj call
+	// that waits (see helperWaits).
+	waiting map[*ast.FuncDecl]bool
+	ignore  ignores
 	// captured gathers the captured-worker findings, one per literal and
 	// variable, reported at the end with a fix that covers every use.
 	captured map[captureKey]*capture
@@ -108,6 +111,7 @@ func run(pass *analysis.Pass) (any, error) {
 		uses:       map[types.Object][]*ast.Ident{},
 		varUses:    map[*types.Var]*varUse{},
 		summaries:  map[ast.Node]*summary{},
+		waiting:    map[*ast.FuncDecl]bool{},
 		captured:   map[captureKey]*capture{},
 	}
 	c.ignore = parseIgnores(pass)

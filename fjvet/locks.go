@@ -200,7 +200,7 @@ func (lw *lockWalker) node(h held, n ast.Node) held {
 				lw.sectionLocks(h, m.Args[0])
 				return false
 			}
-			if len(h) > 0 && (fn.Pkg() != nil && isFJ(fn.Pkg()) && waits(fn) || !isFJ(fn.Pkg()) && passesWorker(c.info, m)) {
+			if len(h) > 0 && (isFJ(fn.Pkg()) && waits(fn) || !isFJ(fn.Pkg()) && passesWorker(c.info, m) && c.helperWaits(fn)) {
 				for mu, at := range h {
 					if lw.reported[at] {
 						continue
@@ -208,7 +208,7 @@ func (lw *lockWalker) node(h held, n ast.Node) held {
 					lw.reported[at] = true
 					what := displayName(fn)
 					if !isFJ(fn.Pkg()) {
-						what = fn.Name() + " (given the worker, it may fork and join)"
+						what = fn.Name() + " (given the worker, it joins)"
 					}
 					c.report(ruleLock, at, at, nil,
 						"%s is locked across %s at line %d: while the call waits, this worker runs other tasks, and one that locks %s holds the worker this task needs back; unlock before the call (or hold %s only in short critical sections with no fj call inside)",
@@ -248,6 +248,37 @@ func mutexKey(fun ast.Expr) string {
 		return types.ExprString(x)
 	}
 	return types.ExprString(fun)
+}
+
+// helperWaits reports whether a function of the package, given a
+// worker, makes an fj call that waits: directly, or through other such
+// helpers. A function of another package is not seen, and not assumed
+// to wait.
+func (c *checker) helperWaits(fn *types.Func) bool {
+	d := c.decls[fn.Origin()]
+	if d == nil || d.Body == nil {
+		return false
+	}
+	if w, ok := c.waiting[d]; ok {
+		return w // false while d's own answer is being worked out: recursion adds nothing
+	}
+	c.waiting[d] = false
+	found := false
+	ast.Inspect(d.Body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if g := calleeFunc(c.info, call); g != nil {
+			found = isFJ(g.Pkg()) && waits(g) || g.Pkg() == c.pass.Pkg && passesWorker(c.info, call) && c.helperWaits(g)
+		}
+		return !found
+	})
+	c.waiting[d] = found
+	return found
 }
 
 // passesWorker reports whether a call gives a *pool.Worker to a function

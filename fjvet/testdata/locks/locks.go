@@ -48,7 +48,7 @@ func future(w *pool.Worker, mu *sync.RWMutex) int {
 
 // A helper given the worker may fork and join.
 func helper(w *pool.Worker, mu *sync.Mutex) int {
-	mu.Lock() // want `lock-across-join: mu is locked across fib \(given the worker, it may fork and join\)`
+	mu.Lock() // want `lock-across-join: mu is locked across fib \(given the worker, it joins\)`
 	v := fib(w, 20)
 	mu.Unlock()
 	return v
@@ -79,4 +79,13 @@ func body(p *pool.Pool, mu *sync.Mutex, xs [][]int) {
 		parallel.Sort(w, xs[i])
 		mu.Unlock()
 	})
+}
+
+// A helper given the worker that makes no fj call that waits.
+func record(w *pool.Worker, counts []int) { counts[w.ID()]++ }
+
+func recorded(w *pool.Worker, mu *sync.Mutex, counts []int) {
+	mu.Lock()
+	record(w, counts)
+	mu.Unlock()
 }
