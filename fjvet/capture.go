@@ -94,7 +94,7 @@ func (c *checker) reportCaptures() {
 				"%s is %s, used in %s, which may run on another worker: %s", name, whose, c.taskName(cp.ctx), c.ownWorker(k.boundary))
 		default:
 			c.report(ruleCaptured, id.Pos(), id.End(), nil,
-				"%s, a *pool.Worker, is used in a function that %s runs outside the task (an iterator, a handler): a worker belongs to the task it was given to", name, displayName(cp.ctx.lit.callee))
+				"%s, a *pool.Worker, is used in a function that %s runs on a goroutine of the pool's own, outside any task: a worker belongs to the task it was given to", name, displayName(cp.ctx.lit.callee))
 		}
 	}
 }

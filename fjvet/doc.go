@@ -29,10 +29,13 @@
 // section: it runs on the task's goroutine, holding no worker. A function
 // whose first parameter is a *pool.Worker is a task as well, literal or
 // declared (fib(w, n), a recursive walk closure). A literal started by
-// go is a goroutine of its own; an iter.Seq given to parallel.ForSeq and
-// a stall handler run outside any task. Any other literal runs where it
-// is written (called, deferred, given to other code); one stored in a
-// local variable runs where the variable is called.
+// go is a goroutine of its own, and so is a stall handler's. An iter.Seq
+// given to parallel.ForSeq (or MapSeq ...) runs in the task that pulls it,
+// as a range loop would: the task's worker is its own, and its waits are
+// the puller's, which ForSeq documents (a channel worklist): they are not
+// reported. Any other literal runs where it is written (called, deferred,
+// given to other code); one stored in a local variable runs where the
+// variable is called.
 //
 // # captured-worker
 //

@@ -51,7 +51,8 @@ const (
 	litTask                   // run by fj on a worker: a task, a loop body, a block body, a comparator
 	litSection                // run by pool.Blocking: holds no worker
 	litGo                     // run by a go statement: a goroutine of its own
-	litOther                  // run by fj elsewhere: an iter.Seq, a stall handler
+	litOther                  // run by fj on a goroutine of its own: a stall handler
+	litSeq                    // an iter.Seq fj pulls in the calling task, as a range loop would
 	litLocal                  // stored in a local variable and called from several places
 	litOpaque                 // stored or returned: where it runs is not known
 )
@@ -228,7 +229,7 @@ func (c *checker) collect(f *ast.File) {
 					li.kind = litSection
 				} else if sig != nil {
 					if pt := paramType(sig, i); pt != nil && (isNamed(pt, "iter", "Seq") || isNamed(pt, "iter", "Seq2")) {
-						li.kind = litOther
+						li.kind = litSeq
 					}
 				}
 				if fn.Pkg().Path() == poolPath && recvName(fn) == "" && len(fn.Name()) > 4 && fn.Name()[:4] == "With" {

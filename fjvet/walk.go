@@ -107,16 +107,32 @@ func (w *walker) walk(root ast.Node, ctx *context) {
 			w.selectStmt(n, ctx)
 			return false
 		case *ast.GoStmt:
-			if w.sum == nil {
-				for _, a := range n.Call.Args {
-					if id, ok := ast.Unparen(a).(*ast.Ident); ok {
-						if v, ok := c.info.Uses[id].(*types.Var); ok && !v.IsField() && isWorker(v.Type()) {
-							c.report(ruleCaptured, id.Pos(), id.End(), nil,
-								"%s, a *pool.Worker, is handed to a goroutine started with go: a worker belongs to the goroutine of the task it was given to; start the work with forkjoin.Spawn or b.Run instead", id.Name)
-						}
+			// The call runs on the new goroutine; its function value and
+			// arguments are evaluated here.
+			w.push(n)
+			w.push(n.Call)
+			for _, a := range n.Call.Args {
+				if id, ok := ast.Unparen(a).(*ast.Ident); ok && w.sum == nil {
+					if v, ok := c.info.Uses[id].(*types.Var); ok && !v.IsField() && isWorker(v.Type()) {
+						c.report(ruleCaptured, id.Pos(), id.End(), nil,
+							"%s, a *pool.Worker, is handed to a goroutine started with go: a worker belongs to the goroutine of the task it was given to; start the work with forkjoin.Spawn or b.Run instead", id.Name)
+						continue
 					}
 				}
+				w.walk(a, ctx)
 			}
+			switch fun := ast.Unparen(n.Call.Fun).(type) {
+			case *ast.FuncLit:
+				w.walk(fun, ctx)
+			case *ast.SelectorExpr:
+				w.walk(fun.X, ctx)
+			case *ast.Ident:
+			default:
+				w.walk(fun, ctx)
+			}
+			w.pop()
+			w.pop()
+			return false
 		case *ast.CallExpr:
 			w.call(n, ctx)
 		}
@@ -281,7 +297,10 @@ func (c *checker) enter(lit *ast.FuncLit, parent *context, summaryMode bool) *co
 		return &context{kind: ctxPlain, boundary: lit, lit: li}
 	}
 	// A closure stored in a variable, or a literal stored or returned: it
-	// runs where it is called, in the same goroutine.
+	// runs where it is called, in the same goroutine. An iter.Seq runs in
+	// the task that pulls it, with its worker; its waits are the puller's,
+	// which parallel.ForSeq documents (a channel worklist fed by the
+	// bodies), and are not reported.
 	inner := *parent
 	inner.quiet = true
 	return &inner

@@ -117,12 +117,11 @@ func inComparator(w *pool.Worker, xs, ys []int) {
 	})
 }
 
-// An iterator runs outside the task.
-func inSeq(w *pool.Worker, xs []int) {
-	parallel.ForSeq(w, func(yield func(int) bool) {
-		parallel.Sort(w, xs) // want `captured-worker: w, a \*pool.Worker, is used in a function that parallel.ForSeq runs outside the task`
-		yield(1)
-	}, func(w *pool.Worker, x int) {})
+// A stall handler runs on a goroutine of the pool's own.
+func inHandler(w *pool.Worker, xs []int) *pool.Pool {
+	return pool.New(pool.WithStallHandler(func(pool.StallReport) {
+		parallel.Sort(w, xs) // want `captured-worker: w, a \*pool.Worker, is used in a function that pool.WithStallHandler runs on a goroutine of the pool's own`
+	}))
 }
 
 // A package-level worker is nobody's own.
