@@ -27,7 +27,8 @@ fjvet reports a *pool.Worker captured from an enclosing task, a blocking
 call in a task outside pool.Blocking, a lock held across a join, a task
 block that escapes its Define, Close of a pool from inside its tasks and
 a Spawn that is never joined. A finding is silenced, with a reason, by a
-comment "//fjvet:ignore <rule> <reason>" on its line or the line above.`
+comment "//fjvet:ignore <rule> <reason>" at the end of its line or alone
+on the line above, and a file's by "//fjvet:file-ignore <rule> <reason>".`
 
 // The rules, as they appear in messages, in the Category of each
 // analysis.Diagnostic and in //fjvet:ignore comments.
