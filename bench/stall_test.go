@@ -173,12 +173,12 @@ func BenchmarkStallPartial(b *testing.B) {
 		start := time.Now()
 		forkjoin.Invoke(p, func(w *pool.Worker) int {
 			ch := make(chan int)
-			x := forkjoin.Fork(w, func(*pool.Worker) int { ch <- 1; return 1 })
+			x := forkjoin.Fork(w, func(*pool.Worker) int { ch <- 1; return 1 }) //fjvet:ignore blocking the sender forked behind the receiver, in both variants
 			var v int
 			if section {
 				pool.Blocking(func() { v = <-ch })
 			} else {
-				v = <-ch
+				v = <-ch //fjvet:ignore blocking the forgotten section this benchmark measures
 			}
 			return v + x.Join(w)
 		})
@@ -234,7 +234,7 @@ func BenchmarkStallMutexAcrossJoin(b *testing.B) {
 		go func() { <-started; released.Store(true) }()
 		start := time.Now()
 		forkjoin.Invoke(p, func(w *pool.Worker) int {
-			mu.Lock()
+			mu.Lock() //fjvet:ignore lock-across-join the mutex across a join this benchmark measures
 			other := forkjoin.Fork(w, func(*pool.Worker) int {
 				close(stolen)
 				for !released.Load() {
@@ -306,7 +306,7 @@ func BenchmarkStallSpareRetire(b *testing.B) {
 			defer close(done)
 			p.Run(func(*pool.Worker) {
 				close(started)
-				<-ch
+				<-ch //fjvet:ignore blocking the block whose spare this benchmark times
 				end := time.Now()
 				for p.Stats().Spares != 0 {
 					runtime.Gosched()
@@ -316,6 +316,7 @@ func BenchmarkStallSpareRetire(b *testing.B) {
 		}()
 		<-started
 		var wg sync.WaitGroup
+		//fjvet:ignore blocking the send that ends the block above
 		go p.Run(func(*pool.Worker) { ch <- 1 })
 		for range 2000 { // work the spare would go on taking
 			wg.Add(1)
@@ -353,7 +354,7 @@ func BenchmarkStallErrgroupPort(b *testing.B) {
 			if section {
 				pool.Blocking(body)
 			} else {
-				body()
+				body() //fjvet:ignore blocking the errgroup port without its sections, which this benchmark measures
 			}
 			return err
 		}, opt)

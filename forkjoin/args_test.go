@@ -248,8 +248,10 @@ func TestArgFormsForeignGoroutine(t *testing.T) {
 		done := make(chan any)
 		go func() {
 			defer func() { done <- recover() }()
+			//fjvet:ignore captured-worker the check under test: a worker on another goroutine or in a section panics
 			forkjoin.JoinArgs(w, fibArgs, 3, 4)
 		}()
+		//fjvet:ignore blocking waits for the goroutine the test started
 		return <-done
 	})
 	if msg := panicMessage(got); !strings.Contains(msg, "not running its task") {
@@ -310,8 +312,11 @@ func TestJoinSliceShortMisuse(t *testing.T) {
 			var foreign, section any
 			p.Run(func(w *pool.Worker) {
 				res := make(chan any)
+				//fjvet:ignore captured-worker the check under test: a worker on another goroutine or in a section panics
 				go func() { res <- catch(func() { call(w) }) }() // the mistake: w on another goroutine
+				//fjvet:ignore blocking waits for the goroutine the test started
 				foreign = <-res
+				//fjvet:ignore captured-worker the check under test: a worker on another goroutine or in a section panics
 				pool.Blocking(func() { section = catch(func() { call(w) }) }) // and inside a section
 				call(w)                                                       // the legal use
 			})

@@ -108,7 +108,9 @@ func TestSpawnMisuse(t *testing.T) {
 			var tk forkjoin.Task[int]
 			tk.Join(w)
 		}, "zero Task"},
-		"nil worker":   {func(w *pool.Worker) { forkjoin.Spawn(nil, func(w *pool.Worker) int { return 1 }) }, "nil *pool.Worker"},
+		//fjvet:ignore unjoined-spawn the test checks a Spawn that is not joined
+		"nil worker": {func(w *pool.Worker) { forkjoin.Spawn(nil, func(w *pool.Worker) int { return 1 }) }, "nil *pool.Worker"},
+		//fjvet:ignore unjoined-spawn the test checks a Spawn that is not joined
 		"nil function": {func(w *pool.Worker) { forkjoin.Spawn[int](w, nil) }, "nil function"},
 		"nil worker at Join": {func(w *pool.Worker) {
 			tk := forkjoin.Spawn(w, func(w *pool.Worker) int { return 1 })
@@ -189,6 +191,7 @@ func TestSpawnUnjoinedStillRuns(t *testing.T) {
 	p := pool.New(pool.WithWorkers(2))
 	var ran atomic.Bool
 	forkjoin.Invoke(p, func(w *pool.Worker) int {
+		//fjvet:ignore unjoined-spawn the test checks a Spawn that is not joined
 		forkjoin.Spawn(w, func(w *pool.Worker) int { ran.Store(true); return 0 })
 		return 0
 	})

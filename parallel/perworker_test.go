@@ -99,7 +99,9 @@ func TestPerWorkerGetChecksTheHolder(t *testing.T) {
 	p.Run(func(w *pool.Worker) {
 		*pw.Get(w) = 1 // the holder: allowed
 		res := make(chan any, 1)
+		//fjvet:ignore captured-worker the check under test: Get from another goroutine panics
 		go func() { res <- fjtest.Catch(func() { *pw.Get(w) = 100 }) }() // the mistake
+		//fjvet:ignore blocking waits for the goroutine the test started
 		if r := <-res; !strings.Contains(fmt.Sprint(r), want) || !strings.Contains(fmt.Sprint(r), "not running its task") {
 			t.Errorf("Get from a goroutine the task started: panic %v, want %q", r, want)
 		}

@@ -52,6 +52,7 @@ func BenchmarkOwnPoolRun(b *testing.B) {
 		running := make(chan struct{})
 		go p.Run(func(*pool.Worker) {
 			close(running)
+			//fjvet:ignore blocking keeps a task of p in progress, on purpose
 			<-stop // keeps a task of p in progress, on one of its 2 workers
 		})
 		<-running

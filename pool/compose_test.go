@@ -182,6 +182,7 @@ func TestCloseFromOwnTaskPanics(t *testing.T) {
 	for _, n := range composeWorkers {
 		p := pool.New(pool.WithWorkers(n))
 		r := catch(func() {
+			//fjvet:ignore close-inside the test checks that it panics
 			forkjoin.Invoke(p, func(w *pool.Worker) int { p.Close(); return 0 })
 		})
 		pe, ok := r.(*pool.PanicError)
@@ -236,11 +237,13 @@ func TestCheckWorkerOnForeignGoroutine(t *testing.T) {
 		go func() {
 			defer func() { done <- recover() }()
 			for i := 0; i < 16; i++ {
+				//fjvet:ignore captured-worker the check under test: a captured worker panics
 				forkjoin.Join(w,
 					func(*pool.Worker) int { return 1 },
 					func(*pool.Worker) int { return 2 })
 			}
 		}()
+		//fjvet:ignore blocking waits for the goroutine the test started
 		return <-done
 	})
 	msg := panicMessage(got)
@@ -271,6 +274,7 @@ func TestCheckCapturedOuterWorker(t *testing.T) {
 						// fork publishes item 1, which may be private to
 						// this worker (work-first), once the other is idle.
 						forkjoin.Join(w, func(*pool.Worker) int { return 0 }, func(*pool.Worker) int { return 0 })
+						//fjvet:ignore blocking waits for a thief without helping, on purpose
 						time.Sleep(time.Millisecond)
 					}
 					return
@@ -280,6 +284,7 @@ func TestCheckCapturedOuterWorker(t *testing.T) {
 					panic("iteration 1 ran on the outer worker: the test's premise failed")
 				}
 				for k := 0; k < 16; k++ {
+					//fjvet:ignore captured-worker the check under test: a captured worker panics
 					forkjoin.Join(outer, // the mistake: outer, not w
 						func(*pool.Worker) int { return 1 },
 						func(*pool.Worker) int { return 2 })

@@ -117,4 +117,37 @@
 // mistake, on every call that takes it, forks and joins included, in every
 // build, before the call touches the worker (see Worker for the list and
 // the one exception).
+//
+// # Misuse
+//
+// Caught before the program runs, by fjvet, the analyzer in this
+// repository's fjvet module (go vet -vettool=$(command -v fjvet) ./...,
+// in CI): a *Worker captured from an enclosing task, or used in a
+// section or a goroutine; a blocking call in a task outside Blocking (a
+// channel operation, a select without default, a sleep, a WaitGroup or
+// Cond wait, the standard library's file, network and HTTP calls); a
+// sync.Mutex held across a join; a taskblock.Block that escapes its
+// Define; Close from inside a task; a forkjoin.Spawn never joined. It
+// sees one package at a time, as written: not through interfaces,
+// function values, struct fields or helpers of other packages.
+//
+// Caught at run time, in every build, by a panic that names the mistake
+// before it touches anything: a *Worker used on a goroutine that does not
+// hold it, when the schedule puts it there (on one worker nothing is
+// stolen: a loop's bodies and a join's halves run on the caller's
+// goroutine, where a captured worker is held and passes, even under the
+// race detector); Close from inside a task of the pool or a section of
+// one, and Close of Default; Block.Wait from a task of its own block,
+// Block.Run from a goroutine that runs no task of the block's pool, and
+// a Block or a closed pool used afterwards. Noticed at run time and
+// worked around, not prevented: a blocking call without a section (the
+// stall watch runs the work queued behind it on a spare and reports it;
+// see Blocking).
+//
+// Not caught: a task that spins until work queued behind it on its own
+// worker runs (see Blocking); a captured worker fjvet cannot see (kept in
+// a struct, passed through another package) on a schedule that never
+// steals; a Future or Task never joined where fjvet cannot see it (its
+// panic is lost); data races between tasks, which are the race
+// detector's.
 package pool

@@ -8,6 +8,8 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
+//fjvet:file-ignore blocking this example forgets a blocking section on purpose: it shows the stall report
+
 // forgetSection runs, on p of one worker, a task that waits on a channel
 // without a blocking section, and, queued behind it, the task that fills
 // the channel: the stall that forgetting pool.Blocking makes. A spare

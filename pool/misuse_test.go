@@ -18,6 +18,8 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
+//fjvet:file-ignore captured-worker,blocking these tests of the run-time misuse checks make the mistakes on purpose, and wait for the goroutines they start
+
 // The misuse of a *pool.Worker on a goroutine that does not hold it is
 // caught before it touches the worker, however many forks the worker made
 // before (issue 25): a check sampled per worker let the classic mistakes

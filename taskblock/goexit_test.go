@@ -42,6 +42,7 @@ func TestGoexitInInlineTaskKeepsBlockStrict(t *testing.T) {
 		defer func() { bFinishedWhenDefineEnded = bFinished.Load(); callerLooked.Store(true) }()
 		taskblock.Define(p, func(b *taskblock.Block) {
 			bodyID = b.Worker().ID()
+			//fjvet:ignore escaping-block kept to show that the block stays usable until Define returns
 			escaped = b
 			b.Run(func(w *pool.Worker) { // B
 				bID = w.ID()

@@ -15,6 +15,8 @@ import (
 	"github.com/forkjoin/fj/taskblock"
 )
 
+//fjvet:file-ignore escaping-block,captured-worker,blocking these tests of the run-time misuse checks make the mistakes on purpose, and wait for the goroutines they start
+
 // blockPanicMessages returns the values of the panics Define raised.
 func blockPanicMessages(r any) []string {
 	var ps taskblock.Panics

@@ -24,6 +24,7 @@ func TestKeptBlockAfterStateReused(t *testing.T) {
 		for _, tasks := range []int{0, 1, 2} {
 			var kept *taskblock.Block
 			taskblock.Define(w, func(b *taskblock.Block) {
+				//fjvet:ignore escaping-block the test keeps the block past its Define on purpose
 				kept = b
 				for range tasks {
 					b.Run(func(*pool.Worker) {})
@@ -74,6 +75,7 @@ func TestKeptBlockRacingReuse(t *testing.T) {
 		home := b.Worker().ID()
 		// Keep a Block of the home worker's, then let a task that another
 		// worker steals use it while home defines blocks.
+		//fjvet:ignore escaping-block the test keeps the block past its Define on purpose
 		taskblock.Define(b.Worker(), func(k *taskblock.Block) { kept = k })
 		b.Run(func(w *pool.Worker) {
 			if w.ID() == home {

@@ -213,10 +213,12 @@ func TestUseAfterDefineReturned(t *testing.T) {
 
 	var escaped, escapedErr, escapedNested *taskblock.Block
 	taskblock.Define(p, func(b *taskblock.Block) {
+		//fjvet:ignore escaping-block the test keeps the block to show that using it later panics
 		escaped = b
 		b.Run(func(*pool.Worker) {})
 	})
 	if err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
+		//fjvet:ignore escaping-block the test keeps the block to show that using it later panics
 		escapedErr = b
 		b.Go(func(*pool.Worker) error { return nil })
 		return nil
@@ -249,6 +251,7 @@ func TestUseAfterDefineReturned(t *testing.T) {
 	forkjoin.Invoke(p, func(w *pool.Worker) int {
 		taskblock.Define(w, func(b *taskblock.Block) {
 			b.Run(func(w *pool.Worker) {
+				//fjvet:ignore escaping-block the test keeps the block to show that using it later panics
 				taskblock.Define(w, func(b *taskblock.Block) { escapedNested = b })
 			})
 		})
