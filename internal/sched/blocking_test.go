@@ -421,6 +421,7 @@ func TestBlockingSectionMisuse(t *testing.T) {
 				forkjoin.Join(w, func(*pool.Worker) int { return 0 }, func(*pool.Worker) int { return 0 })
 			}},
 			{"forkjoin.Fork", func(w *pool.Worker, _ *taskblock.Block) { forkjoin.Fork(w, func(*pool.Worker) int { return 0 }) }},
+			//fjvet:ignore unjoined-spawn the check under test: Spawn with the worker in a section panics
 			{"forkjoin.Spawn", func(w *pool.Worker, _ *taskblock.Block) { forkjoin.Spawn(w, func(*pool.Worker) int { return 0 }) }},
 			{"parallel.PerWorker.Get", func(w *pool.Worker, _ *taskblock.Block) { pw.Get(w) }},
 			{"taskblock.Define", func(w *pool.Worker, _ *taskblock.Block) { taskblock.Define(w, func(*taskblock.Block) {}) }},
@@ -428,6 +429,7 @@ func TestBlockingSectionMisuse(t *testing.T) {
 			{"pool.Region", func(w *pool.Worker, _ *taskblock.Block) { pool.Region(w, "r", func(*pool.Worker) {}) }},
 			{"Block.Run", func(_ *pool.Worker, b *taskblock.Block) { b.Run(func(*pool.Worker) {}) }},
 			{"Block.Wait", func(_ *pool.Worker, b *taskblock.Block) { b.Wait() }},
+			//fjvet:ignore close-inside the check under test: Close from a section of the pool's task panics
 			{"Pool.Close", func(*pool.Worker, *taskblock.Block) { p.Close() }},
 		}
 		for _, c := range calls {
@@ -437,6 +439,7 @@ func TestBlockingSectionMisuse(t *testing.T) {
 				w := b.Worker()
 				b.Run(func(*pool.Worker) { ran++ })
 				pool.Blocking(func() {
+					//fjvet:ignore captured-worker the check under test: the worker used in a section panics
 					msg = fjtest.PanicMessage(fjtest.Catch(func() { c.call(w, b) }))
 					// Another pool is another pool: its Close from
 					// here is no misuse, nor a call on it.

@@ -17,6 +17,8 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
+//fjvet:file-ignore blocking,lock-across-join the tests of hand-overs hold a lock across a join and block without sections on purpose
+
 // What the younger fork of a hand-over shape does once its wait ends
 // (stall.md, Y5), with the worker handed over meanwhile.
 // stressLocks counts the waits that ended in Lock (a statement under it).

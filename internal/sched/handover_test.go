@@ -21,6 +21,8 @@ import (
 	"github.com/forkjoin/fj/taskblock"
 )
 
+//fjvet:file-ignore blocking,lock-across-join the tests of hand-overs hold a lock across a join and block without sections on purpose
+
 // The hand-over's shapes beyond the plain one (TestStallMutexAcrossJoin):
 // the displaced task uses its worker once its wait ends (a fork and a
 // join, a blocking section, a nested pool call), panics, or exits with

@@ -250,6 +250,7 @@ func TestNoHostageCappedSectionRunsOwnFork(t *testing.T) {
 			started.Add(workers - 1)
 			for range workers - 1 {
 				go func() {
+					//fjvet:ignore blocking blocks without a section on purpose: the test is about what that costs
 					p.Run(func(*pool.Worker) { started.Done(); <-release })
 					busy <- struct{}{}
 				}()

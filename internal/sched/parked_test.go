@@ -27,6 +27,7 @@ func TestStatsParkedGauge(t *testing.T) {
 			// of the deque (the second is), so the join parks, and the
 			// worker runs both futures on another goroutine; the first
 			// blocks until the test has seen the parked task.
+			//fjvet:ignore blocking the fork holds its worker until the test has seen the parked task, on purpose
 			f1 := forkjoin.Fork(w, func(*pool.Worker) int { <-release; return 1 })
 			f2 := forkjoin.Fork(w, func(*pool.Worker) int { return 2 })
 			return f1.Join(w) + f2.Join(w)

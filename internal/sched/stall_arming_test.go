@@ -16,6 +16,8 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
+//fjvet:file-ignore blocking the tests of the stall watch block without sections on purpose
+
 // A sleeper that leaves its sleep (S5) while a waker's unit is counted
 // (U2, before U3 gives it back) takes no searching unit of its own, so
 // that once the waker gives its unit back ctl is 0 while that worker is

@@ -25,6 +25,8 @@ import (
 	"github.com/forkjoin/fj/taskblock"
 )
 
+//fjvet:file-ignore blocking,lock-across-join the tests of the stall watch block without sections on purpose
+
 // Stalls (stall.md): tasks that block without a section, every worker
 // held so while work is queued. In every build, the pool reports the
 // holders once and runs the queued work on spares; long CPU-bound tasks
