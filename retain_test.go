@@ -104,6 +104,7 @@ func TestFinishedCallsLetGo(t *testing.T) {
 		{"Spawn/unjoined", func(p *pool.Pool, pl *payload) {
 			forkjoin.Invoke(p, func(w *pool.Worker) int {
 				for range 3 {
+					//fjvet:ignore unjoined-spawn the retention of a dropped Task is what this case tests
 					forkjoin.Spawn(w, func(*pool.Worker) int { return use(pl) })
 				}
 				return 0

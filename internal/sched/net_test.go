@@ -21,6 +21,8 @@ import (
 	"github.com/forkjoin/fj/taskblock"
 )
 
+//fjvet:file-ignore blocking the net's tests block without sections on purpose
+
 // The net never lies (stall.md, V3-V5; issue 44): pure fork/join code, with
 // no lock, channel, sleep or I/O of its own, gets no report and no
 // hand-over, at any pool size and deque size, with a threshold of a

@@ -13,6 +13,8 @@ import (
 	"github.com/forkjoin/fj/pool"
 )
 
+//fjvet:file-ignore blocking the test blocks without a section on purpose
+
 // A task in a system call is no block (stall.md, Limits: a system call
 // ends by itself, and the look cannot tell one long call from many short
 // ones): with work queued behind it for twenty ticks of the monitor, its
