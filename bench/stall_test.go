@@ -121,8 +121,8 @@ func BenchmarkStallWatchCost(b *testing.B) {
 				fastest[j] = d
 			}
 			k, l := pausesOver(h0, stwOther(), time.Millisecond)
-			if s := p.Stats(); s.Stalls != 0 || s.SparesStarted != 0 {
-				b.Errorf("%s: %d stalls, %d spares on a CPU-bound run", v.name, s.Stalls, s.SparesStarted)
+			if s := p.Stats(); s.Stalls != 0 || s.HandOvers != 0 {
+				b.Errorf("%s: %d stalls, %d hand-overs on a CPU-bound run", v.name, s.Stalls, s.HandOvers)
 			}
 			p.Close()
 			if v.name != "off" {
@@ -288,12 +288,14 @@ func BenchmarkStallMutexAcrossJoin(b *testing.B) {
 	}
 }
 
-// BenchmarkStallSpareRetire: how long a spare outlives the block it stood
-// in for. A task receives without a section, a spare runs the sender
-// and then keeps taking queued work; the task, once its receive has
-// returned, computes until the pool has no spare. Target: within a
-// report threshold of the block's end.
-func BenchmarkStallSpareRetire(b *testing.B) {
+// BenchmarkStallHandBack: how long a task handed over (internal/sched's
+// stall.md, Y4) waits for its worker back once its block has ended. A
+// task receives without a section; its worker goes to another goroutine,
+// which runs the sender and then takes queued work (2,000 tasks of 20
+// µs); the task, once its receive has returned, forks and joins, which
+// takes its worker back at the holder's next task boundary (Y5). Target:
+// about one queued task's time, not the queue's.
+func BenchmarkStallHandBack(b *testing.B) {
 	p := pool.New(pool.WithWorkers(1), pool.WithStallThreshold(10*time.Millisecond),
 		pool.WithStallHandler(func(pool.StallReport) {}))
 	defer p.Close()
@@ -304,13 +306,11 @@ func BenchmarkStallSpareRetire(b *testing.B) {
 		var d time.Duration
 		go func() {
 			defer close(done)
-			p.Run(func(*pool.Worker) {
+			p.Run(func(w *pool.Worker) {
 				close(started)
-				<-ch //fjvet:ignore blocking the block whose spare this benchmark times
+				<-ch //fjvet:ignore blocking the block whose hand-back this benchmark times
 				end := time.Now()
-				for p.Stats().Spares != 0 {
-					runtime.Gosched()
-				}
+				forkjoin.Join(w, func(*pool.Worker) int { return 0 }, func(*pool.Worker) int { return 0 })
 				d = time.Since(end)
 			})
 		}()
@@ -318,7 +318,7 @@ func BenchmarkStallSpareRetire(b *testing.B) {
 		var wg sync.WaitGroup
 		//fjvet:ignore blocking the send that ends the block above
 		go p.Run(func(*pool.Worker) { ch <- 1 })
-		for range 2000 { // work the spare would go on taking
+		for range 2000 { // work the holder goes on taking meanwhile
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -330,8 +330,8 @@ func BenchmarkStallSpareRetire(b *testing.B) {
 		total += d
 		longest = max(longest, d)
 	}
-	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "retire-ms")
-	b.ReportMetric(float64(longest.Microseconds())/1000, "longest-retire-ms")
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "handback-ms")
+	b.ReportMetric(float64(longest.Microseconds())/1000, "longest-handback-ms")
 }
 
 // The 200-item job of issue 31: a newcomer's port of an errgroup job to
@@ -394,7 +394,7 @@ func BenchmarkStallErrgroupPort(b *testing.B) {
 
 // BenchmarkStallNotOnCPU: CPU-bound tasks of 1 s (and 10 s with FJ_LONG),
 // one per worker with work queued behind them, and a JoinArgs recursion
-// as long, beside 100,000 parked goroutines: never reported, no spare.
+// as long, beside 100,000 parked goroutines: never reported, no hand-over.
 func BenchmarkStallNotOnCPU(b *testing.B) {
 	release := parkGoroutines(100_000)
 	defer release()
@@ -420,8 +420,8 @@ func BenchmarkStallNotOnCPU(b *testing.B) {
 			forkjoin.Invoke(p, func(w *pool.Worker) int { return fibJoinArgs(w, fn) })
 			s := p.Stats()
 			p.Close()
-			if reports.Load() != 0 || s.Stalls != 0 || s.SparesStarted != 0 {
-				b.Errorf("CPU-bound tasks of %v: %d reports, %d stalls, %d spares", d, reports.Load(), s.Stalls, s.SparesStarted)
+			if reports.Load() != 0 || s.Stalls != 0 || s.HandOvers != 0 {
+				b.Errorf("CPU-bound tasks of %v: %d reports, %d stalls, %d hand-overs", d, reports.Load(), s.Stalls, s.HandOvers)
 			}
 		}
 	}

@@ -199,10 +199,14 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 		s.group.Open(s)
 
 		// Whatever happens to the pulling, no batch is left behind: wait
-		// for them all, also while a runtime.Goexit in seq unwinds.
+		// for them all, also while a runtime.Goexit in seq unwinds. seq
+		// may have blocked without a section, and the worker been
+		// handed over meanwhile (sched's stall.md, Y6): Regain first.
+		g := sw.Holder()
 		finished := false
 		defer func() {
 			if !finished {
+				sw.Regain(g)
 				ctl.flag.Stop()
 				s.group.Close()
 				s.group.Wait(sw)
@@ -214,6 +218,7 @@ func pullSeq[E any](r pool.Runner, seq iter.Seq[E], c *config, ctl *control, sta
 			ctl.flag.Stop() // skip the batches not started
 			s.failed(p)
 		}
+		sw.Regain(g)
 		s.group.Close()
 		s.group.Wait(sw)
 		finished = true

@@ -65,9 +65,10 @@ func (p *Pool) entryOf(g int64) *Worker {
 }
 
 // heldWorker returns the worker, of any pool, that the calling goroutine
-// holds right now, or nil; a goroutine displaced by a hand-over holds
-// none until it has taken its worker back (stall.md, Y5). For V3's mark,
-// on the path of a lock that must wait.
+// holds right now, or nil: its holder word is g, or -g while a hand-over
+// decides (stall.md, Y2); a goroutine displaced by a hand-over holds none
+// until it has taken its worker back (Y5). For V3's mark, on the path of
+// a lock that must wait (reclaim's own wait for a decision included).
 func heldWorker() *Worker {
 	l := pools.list.Load()
 	if l == nil {
@@ -75,8 +76,10 @@ func heldWorker() *Worker {
 	}
 	g := goid()
 	for _, p := range *l {
-		if w := p.entryOf(g); w != nil && w.holder.Load() == g {
-			return w
+		if w := p.entryOf(g); w != nil {
+			if h := w.holder.Load(); h == g || h == -g {
+				return w
+			}
 		}
 	}
 	return nil

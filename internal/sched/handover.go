@@ -1,5 +1,7 @@
 package sched
 
+import "slices"
+
 // The hand-over (stall.md, Y1-Y7): the worker of a holder blocked in the
 // program's code while work waits for it goes to another carrier, which
 // runs that work; the blocked task gets its worker back at its next use
@@ -71,21 +73,13 @@ func (w *Worker) reclaim(g int64) bool {
 		w.hmu.Unlock()
 		return true
 	}
-	i := -1
-	for k, c := range w.displaced {
-		if c.goid == g {
-			i = k
-			break
-		}
-	}
+	i := slices.IndexFunc(w.displaced, func(c *carrier) bool { return c.goid == g })
 	if i < 0 {
 		w.hmu.Unlock()
 		return false
 	}
-	c := w.displaced[i]
-	last := len(w.displaced) - 1
-	w.displaced[i] = w.displaced[last]
-	w.displaced[last] = nil
+	c, last := w.displaced[i], len(w.displaced)-1
+	w.displaced[i], w.displaced[last] = w.displaced[last], nil
 	w.displaced = w.displaced[:last]
 	w.nDisplaced.Add(-1)
 	c.displaced = false

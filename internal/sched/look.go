@@ -240,8 +240,9 @@ type helper struct {
 	kind string
 }
 
-// helpers are V1's goroutines: two in each kind of wait that the
-// program's code makes and fj can end, and two that count (counter).
+// helpers are V1's goroutines: one in each kind of wait that the
+// program's code makes and fj can end, and two that count (counter), in
+// channel receives too.
 type helpers struct {
 	all  []*helper
 	stop func()
@@ -255,13 +256,13 @@ func startHelpers() *helpers {
 	h := &helpers{}
 	recv, send, release := make(chan int), make(chan int), make(chan struct{})
 	var mu, cmu sync.Mutex
-	var rw, rws [2]sync.RWMutex
-	var wg sync.WaitGroup
-	cond := sync.NewCond(&cmu)
-	condDone := false
+	var rw, rws sync.RWMutex
+	var wg, done sync.WaitGroup
+	cond, condDone := sync.NewCond(&cmu), false
 	mu.Lock()
+	rw.RLock() // the writer below waits for this reader
+	rws.Lock() // the reader below waits for this writer
 	wg.Add(1)
-	var done sync.WaitGroup
 	ready := make(chan *helper)
 	// spawn starts a helper and returns it once it has published its g;
 	// it parks soon after (findLayout waits for that).
@@ -276,28 +277,26 @@ func startHelpers() *helpers {
 		h.all = append(h.all, x)
 		return x
 	}
-	for i := range 2 {
-		rw[i].RLock() // the writer below waits for this reader
-		rws[i].Lock() // the reader below waits for this writer
-		spawn("chan receive", func() { <-recv })
-		spawn("chan send", func() { send <- 1 })
-		spawn("select", func() {
-			select {
-			case <-recv:
-			case <-release:
-			}
-		})
-		spawn("sync.Cond.Wait", func() {
-			cmu.Lock()
-			for !condDone {
-				cond.Wait()
-			}
-			cmu.Unlock()
-		})
-		spawn("sync.Mutex.Lock", func() { mu.Lock(); mu.Unlock() })
-		spawn("sync.RWMutex.Lock", func() { rw[i].Lock(); rw[i].Unlock() })
-		spawn("sync.RWMutex.RLock", func() { rws[i].RLock(); rws[i].RUnlock() })
-		spawn("sync.WaitGroup.Wait", func() { wg.Wait() })
+	spawn("chan receive", func() { <-recv })
+	spawn("chan send", func() { send <- 1 })
+	spawn("select", func() {
+		select {
+		case <-recv:
+		case <-release:
+		}
+	})
+	spawn("sync.Cond.Wait", func() {
+		cmu.Lock()
+		for !condDone {
+			cond.Wait()
+		}
+		cmu.Unlock()
+	})
+	spawn("sync.Mutex.Lock", func() { mu.Lock(); mu.Unlock() })
+	spawn("sync.RWMutex.Lock", func() { rw.Lock(); rw.Unlock() })
+	spawn("sync.RWMutex.RLock", func() { rws.RLock(); rws.RUnlock() })
+	spawn("sync.WaitGroup.Wait", wg.Wait)
+	for i := range h.counting {
 		tick, ack := make(chan struct{}), make(chan struct{}, 1)
 		h.tick[i], h.ack[i] = tick, ack
 		h.counting[i] = spawn("chan receive", func() {
@@ -308,11 +307,8 @@ func startHelpers() *helpers {
 	}
 	h.stop = func() {
 		mu.Unlock()
-		for i := range 2 {
-			rw[i].RUnlock()
-			rws[i].Unlock()
-			close(h.tick[i])
-		}
+		rw.RUnlock()
+		rws.Unlock()
 		wg.Done()
 		cmu.Lock()
 		condDone = true
@@ -321,7 +317,9 @@ func startHelpers() *helpers {
 		close(release)
 		close(recv)
 		<-send
-		<-send
+		for _, t := range h.tick {
+			close(t)
+		}
 		done.Wait()
 	}
 	return h

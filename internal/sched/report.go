@@ -115,7 +115,8 @@ func (p *Pool) deliverReport(rep **pendingReport, final, handed bool, now time.T
 	for i := range r.tasks {
 		r.tasks[i].Blocked = now.Sub(r.since[i])
 	}
-	out := StallReport{Pool: p.name, Threshold: m.threshold, Queued: p.stallWork(), SpareLimit: maxDisplaced,
+	queued, _ := p.stallWork()
+	out := StallReport{Pool: p.name, Threshold: m.threshold, Queued: queued, SpareLimit: maxDisplaced,
 		Spares: int(m.handOvers.Load() - r.handed), AtLimit: m.atLimit.Load() != 0,
 		ParkedBehind: r.behind, Tasks: r.tasks}
 	for _, w := range p.workers {

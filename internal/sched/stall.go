@@ -205,7 +205,7 @@ func (p *Pool) disarmStalls() bool {
 	// (private tasks too): W2's arming points make their work visible,
 	// then load ctl, then this state.
 	p.stallState.Store(stallIdle)
-	if p.stallWork() == 0 && (p.wantsWork() || !p.hasWork()) {
+	if n, _ := p.stallWork(); n == 0 && (p.wantsWork() || !p.hasWork()) {
 		return false
 	}
 	m.mu.Lock()
@@ -215,16 +215,25 @@ func (p *Pool) disarmStalls() bool {
 }
 
 // stallWork returns the tasks waiting in p: queued, private ones included
-// as Peek guesses them, and parked and ready to resume (W3). A task
-// handed over that is still blocked is not waiting for anything of the
+// as Peek guesses them, and parked and ready to resume (W3); and those
+// another worker could take now (W4): in the injector and the deques,
+// their private parts included where thieves take those (wsdeque.md,
+// D8). A task handed over whose wait goes on waits for nothing of the
 // pool's: once its wait ends, it asks for its worker back, which arms
 // the monitor again (W2).
-func (p *Pool) stallWork() int {
-	n := int(p.inj.len())
+func (p *Pool) stallWork() (waiting, published int) {
+	waiting = int(p.inj.len())
+	published = waiting
+	private := wsdeque.PrivateSteals()
 	for _, w := range p.workers {
-		n += w.dq.Stealer().Peek() + int(w.nResumable.Load())
+		peek := w.dq.Stealer().Peek()
+		waiting += peek + int(w.nResumable.Load())
+		if !private {
+			peek = w.dq.Stealer().Len()
+		}
+		published += peek
 	}
-	return n
+	return waiting, published
 }
 
 // stallTick is one tick of the monitor at time now (W3, W4, Y1). It
@@ -232,12 +241,12 @@ func (p *Pool) stallWork() int {
 // again soon (a holder was seen blocked with work waiting).
 func (p *Pool) stallTick(seen []stallSeen, rep **pendingReport, now time.Time) (armed, soon bool) {
 	m := &p.stall
-	if p.stallWork() == 0 { // W3
+	waiting, pub := p.stallWork()
+	if waiting == 0 { // W3
 		clear(seen)
 		return false, false
 	}
 	l := gLook()
-	pub := p.published()
 	handed := false
 	for i, w := range p.workers {
 		s := &seen[i]
@@ -288,20 +297,4 @@ func (p *Pool) stallTick(seen []stallSeen, rep **pendingReport, now time.Time) (
 	}
 	p.deliverReport(rep, false, handed, now)
 	return true, soon
-}
-
-// published returns the tasks another worker could take now: in the
-// injector, and in the workers' deques, their private parts included
-// where thieves take those (wsdeque.md, D8).
-func (p *Pool) published() int {
-	n := int(p.inj.len())
-	private := wsdeque.PrivateSteals()
-	for _, w := range p.workers {
-		if private {
-			n += w.dq.Stealer().Peek()
-		} else {
-			n += w.dq.Stealer().Len()
-		}
-	}
-	return n
 }
