@@ -314,7 +314,9 @@ func (w *Worker) leaveSleep(woken bool) {
 		w.sleepState.Store(awake)
 		w.searching = true
 		if !woken {
+			w.fjWaits.Add(1) // stall.md, V3: a wait of fj's, awake
 			<-w.wake
+			w.fjWaits.Add(1)
 		}
 		p.ctl.Add(minusSleeping)
 		return
