@@ -356,46 +356,33 @@ func (h *helpers) reasons(l *gLayout, off uintptr) (names [256]string, ok bool) 
 	return names, true
 }
 
-// counter returns the first offset from start at which both counting
-// helpers read a byte that grows by exactly k when they wait k more
-// times, for k = 3, 5 and 7 (V1), or none. A helper preempted meanwhile
-// leaves running once more: the rounds are tried again a few times.
+// counter returns the first offset from start at which the counting
+// helpers read a byte that grows by exactly k when they wait k more times
+// (3 for the first, 5 for the second: V1), or none. A helper preempted
+// meanwhile leaves running once more: the rounds are tried again.
 func (h *helpers) counter(l *gLayout, start uintptr) uintptr {
-	const none = ^uintptr(0)
-	const span = 40
+	const none, span = ^uintptr(0), 40
 	for range 4 {
-		cand := [span]bool{}
-		for i := range cand {
-			cand[i] = start+uintptr(i) < gSpan
-		}
-		good := true
-		for round, k := range []int{3, 5, 7} {
-			x := h.counting[round%2]
-			if !h.parkedIn(l, x) {
-				good = false
-				break
-			}
+		var moved [2][span]uint8
+		for i, x := range h.counting {
 			var before [span]uint8
-			for i := range before {
-				if cand[i] {
-					before[i] = l.gByte(x.g, start+uintptr(i))
-				}
+			for o := range before {
+				before[o] = l.gByte(x.g, start+uintptr(o))
 			}
-			for range k {
-				h.tick[round%2] <- struct{}{}
-				<-h.ack[round%2]
+			for range 3 + 2*i {
+				h.tick[i] <- struct{}{}
+				<-h.ack[i]
 				if !h.parkedIn(l, x) {
-					good = false
-					break
+					return none
 				}
 			}
-			for i := range before {
-				cand[i] = cand[i] && l.gByte(x.g, start+uintptr(i))-before[i] == uint8(k)
+			for o := range before {
+				moved[i][o] = l.gByte(x.g, start+uintptr(o)) - before[o]
 			}
 		}
-		for i := range cand {
-			if good && cand[i] {
-				return start + uintptr(i)
+		for o := range moved[0] {
+			if moved[0][o] == 3 && moved[1][o] == 5 && start+uintptr(o)+4 <= gSpan {
+				return start + uintptr(o)
 			}
 		}
 	}

@@ -89,7 +89,7 @@ func (p *Pool) noteStall(rep **pendingReport, seen []stallSeen, w *remote, s *st
 		case r.stacks == nil:
 			t.NoStack = "it blocked after the report's goroutine dump was taken"
 		case r.truncated > 0:
-			t.NoStack = "it was past the first " + strconv.Itoa(r.truncated>>20) + " MiB of the goroutine dump"
+			t.NoStack = "it was past the first " + strconv.Itoa(r.truncated>>10) + " KiB of the goroutine dump"
 		default:
 			t.NoStack = "it had stopped waiting when the goroutine dump was taken"
 		}
