@@ -89,11 +89,7 @@ func (w *Worker) reclaim(g int64) bool {
 	// until it registers (Y2), and unregister would wait for hmu, which
 	// this goroutine holds.
 	w.dropEntry(c)
-	w.resumable = append(w.resumable, c)
-	w.nResumable.Add(1) // after the append, before the token (as resume)
-	w.hmu.Unlock()
-	w.remote().signal()
-	w.pool.armOnResume() // W2: a resumable task arms the watch
+	w.remote().resumeLocked(c)
 	w.unpark(c)
 	w.scope, w.loopNest = c.scope, c.loopNest // kept by Y4
 	c.scope = nil

@@ -30,10 +30,18 @@ func (w *remote) carrierGroup() *sync.WaitGroup { return &w.pool.goroutines }
 // (see run, search and sleep).
 func (w *remote) resume(c *carrier) {
 	w.hmu.Lock()
+	w.resumeLocked(c)
+}
+
+// resumeLocked is the step every resume ends with (C3: resume, a
+// section's end, a hand-over's reclaim, stall.md Y5), with w.hmu held,
+// which it unlocks: c joins the resumable list, counted after the append
+// and before the wake-up token (a holder that re-checks nResumable after
+// announcing its sleep sees it, or else finds the token: sleep.md, S2),
+// and the stall watch is armed (stall.md, W2: while w's holder is
+// blocked, only a hand-over gives c its worker).
+func (w *remote) resumeLocked(c *carrier) {
 	w.resumable = append(w.resumable, c)
-	// Counted after the append and before the wake-up token: a holder
-	// that re-checks nResumable after announcing its sleep sees it, or
-	// else finds the token (sleep.md, S2).
 	w.nResumable.Add(1)
 	w.hmu.Unlock()
 	w.signal()
@@ -51,11 +59,7 @@ func (w *remote) resumeSection(c *carrier) {
 	w.sections[last] = nil
 	w.sections = w.sections[:last]
 	c.section = -1
-	w.resumable = append(w.resumable, c)
-	w.nResumable.Add(1) // as in resume
-	w.hmu.Unlock()
-	w.signal()
-	w.pool.armOnResume()
+	w.resumeLocked(c)
 }
 
 // inSection reports whether goroutine g is in a blocking section's f of
