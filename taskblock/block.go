@@ -102,6 +102,7 @@ func (b *Block) Run(f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: Run with a nil function")
 	}
+	b.checkLive("Run")
 	b.schedule(b.caller("Run"), f, nil, "Run")
 }
 
@@ -112,6 +113,10 @@ func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: RunFrom with a nil function")
 	}
+	if w == nil {
+		panic("taskblock: RunFrom with a nil *pool.Worker")
+	}
+	b.checkLive("RunFrom")
 	b.schedule(b.from(w, "RunFrom", "taskblock.Block.RunFrom"), f, nil, "RunFrom")
 }
 
@@ -124,6 +129,7 @@ func (b *Block) Go(f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: Go with a nil function")
 	}
+	b.checkLive("Go")
 	b.checkErrMode("Go")
 	b.schedule(b.caller("Go"), nil, f, "Go")
 }
@@ -133,10 +139,17 @@ func (b *Block) GoFrom(w *pool.Worker, f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: GoFrom with a nil function")
 	}
+	if w == nil {
+		panic("taskblock: GoFrom with a nil *pool.Worker")
+	}
+	b.checkLive("GoFrom")
 	b.checkErrMode("GoFrom")
 	b.schedule(b.from(w, "GoFrom", "taskblock.Block.GoFrom"), nil, f, "GoFrom")
 }
 
+// checkErrMode panics unless b is a block from DefineErr. It comes after
+// checkLive: a Block kept past its Define is told that it has returned,
+// not what the block its state serves now allows.
 func (b *Block) checkErrMode(op string) {
 	if !b.s.errMode {
 		panic("taskblock: " + op + " on a block from Define; use DefineErr for tasks that return errors")
@@ -144,9 +157,8 @@ func (b *Block) checkErrMode(op string) {
 }
 
 // caller returns the worker whose task the calling goroutine runs in the
-// block's pool, for Run and Go.
+// block's pool, for Run and Go, once checkLive passed.
 func (b *Block) caller(op string) *sched.Worker {
-	b.checkLive(op)
 	if home := sched.From[sched.Worker](b.s.w); home.Held() {
 		return home // the body, or a task it runs inline: no lookup
 	}
@@ -163,12 +175,9 @@ func (b *Block) caller(op string) *sched.Worker {
 }
 
 // from checks the worker given to RunFrom or GoFrom; name is op's full
-// name, a constant, so that checking it costs no allocation.
+// name, a constant, so that checking it costs no allocation. w is not
+// nil, and checkLive passed.
 func (b *Block) from(w *pool.Worker, op, name string) *sched.Worker {
-	if w == nil {
-		panic("taskblock: " + op + " with a nil *pool.Worker")
-	}
-	b.checkLive(op)
 	sw := sched.From[sched.Worker](w)
 	if sw.Pool() != b.pool() {
 		panic("taskblock: " + op + " with a worker of another pool than the block's")

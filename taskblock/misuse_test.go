@@ -334,3 +334,154 @@ func TestGoFromForeignGoroutinePanics(t *testing.T) {
 		}
 	}
 }
+
+// A Block kept past its Define: the kind of Define that made it, and the
+// worker that ran its body (what Worker must go on answering).
+type keptBlock struct {
+	b    *taskblock.Block
+	kind string // "Define" or "DefineErr"
+	home *pool.Worker
+}
+
+var blockKinds = []string{"Define", "DefineErr"}
+
+// defineKind runs body in a block from Define or DefineErr, on r.
+func defineKind(r pool.Runner, kind string, body func(b *taskblock.Block)) {
+	if kind == "Define" {
+		taskblock.Define(r, body)
+		return
+	}
+	if err := taskblock.DefineErr(r, func(b *taskblock.Block) error { body(b); return nil }); err != nil {
+		panic(err)
+	}
+}
+
+// startTask starts a task of b that adds one to ran, with Run or, in a
+// block from DefineErr, Go.
+func startTask(b *taskblock.Block, kind string, ran *atomic.Int64) {
+	if kind == "Define" {
+		b.Run(func(*pool.Worker) { ran.Add(1) })
+	} else {
+		b.Go(func(*pool.Worker) error { ran.Add(1); return nil })
+	}
+}
+
+// staleOps are the methods of a Block; those after Wait answer rather
+// than panic.
+var staleOps = []string{"Run", "RunFrom", "Go", "GoFrom", "Wait", "Canceled", "Worker"}
+
+// useStale calls op on k.b from the calling goroutine, which holds w (nil
+// outside the pool: RunFrom and GoFrom are then given k's home worker,
+// which it does not hold), and says what happened: the panic's message,
+// or what Canceled or Worker answered. A task it starts adds one to ran.
+func useStale(op string, k *keptBlock, w *pool.Worker, ran *atomic.Int64) string {
+	if w == nil {
+		w = k.home
+	}
+	task := func(*pool.Worker) { ran.Add(1) }
+	taskErr := func(*pool.Worker) error { ran.Add(1); return nil }
+	var f func()
+	switch op {
+	case "Run":
+		f = func() { k.b.Run(task) }
+	case "RunFrom":
+		f = func() { k.b.RunFrom(w, task) }
+	case "Go":
+		f = func() { k.b.Go(taskErr) }
+	case "GoFrom":
+		f = func() { k.b.GoFrom(w, taskErr) }
+	case "Wait":
+		f = k.b.Wait
+	case "Canceled":
+		return fmt.Sprintf("Canceled() = %v", k.b.Canceled())
+	case "Worker":
+		return fmt.Sprintf("Worker() is the body's: %v", k.b.Worker() == k.home)
+	default:
+		panic("useStale: no op " + op)
+	}
+	r := catch(f)
+	if r == nil {
+		return "no panic"
+	}
+	if msg := panicMessage(r); msg != "" {
+		return msg
+	}
+	return fmt.Sprintf("a panic with %#v", r)
+}
+
+// staleWant is what useStale must say for op on a Block of kind whose
+// Define has returned: the panic that says so (before any other check:
+// Go on a Block from Define says it has returned, not to use DefineErr),
+// or the answers of a block that did not fail.
+func staleWant(op, kind string) string {
+	switch op {
+	case "Canceled":
+		return "Canceled() = false"
+	case "Worker":
+		return "Worker() is the body's: true"
+	}
+	return "taskblock: " + op + " on a block whose Define has returned"
+}
+
+// A Block kept past its Define says, when used, that its Define has
+// returned, whatever block its state serves since: every method, on a
+// Block from Define and from DefineErr, on the same worker after its
+// Define returned, from a later task there, and in a Define or DefineErr
+// that reuses its state (Go on a kept Block from DefineErr in a Define
+// used to say "use DefineErr", and so did Go on a kept Block from
+// Define). No task of the kept Block runs, and the reusing block's own
+// tasks do; Go on it, if it is a Define's, still says to use DefineErr.
+func TestStaleBlockNamesItsDefine(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	// One worker: every task runs on the body's worker, and each state
+	// is reused by the next Define.
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	var staleRan atomic.Int64
+	check := func(k *keptBlock, w *pool.Worker, where string) {
+		t.Helper()
+		for _, op := range staleOps {
+			if got, want := useStale(op, k, w, &staleRan), staleWant(op, k.kind); got != want {
+				t.Errorf("%s on a kept Block from %s, %s: %q, want %q", op, k.kind, where, got, want)
+			}
+		}
+	}
+	for _, kind := range blockKinds {
+		for _, reuse := range append([]string{""}, blockKinds...) {
+			k := &keptBlock{kind: kind}
+			p.Run(func(w *pool.Worker) {
+				var ran atomic.Int64
+				defineKind(w, kind, func(b *taskblock.Block) {
+					k.b, k.home = b, b.Worker()
+					startTask(b, kind, &ran)
+				})
+				if reuse == "" {
+					check(k, w, "on its worker after its Define returned")
+					return
+				}
+				defineKind(w, reuse, func(b *taskblock.Block) {
+					if !taskblock.SameState(k.b, b) {
+						t.Fatalf("the %s after a %s did not reuse its state", reuse, kind)
+					}
+					check(k, w, "in a "+reuse+" that reuses its state")
+					startTask(b, reuse, &ran)
+					if reuse == "Define" {
+						msg := panicMessage(catch(func() { b.Go(func(*pool.Worker) error { return nil }) }))
+						if want := "taskblock: Go on a block from Define; use DefineErr"; !strings.HasPrefix(msg, want) {
+							t.Errorf("Go on a live block from Define: %q, want %q", msg, want)
+						}
+					}
+				})
+				if ran.Load() != 2 {
+					t.Errorf("%s then %s: %d of their 2 tasks ran", kind, reuse, ran.Load())
+				}
+			})
+			if reuse == "" {
+				p.Run(func(w *pool.Worker) { check(k, w, "from a later task on its worker") })
+			}
+		}
+	}
+	if n := staleRan.Load(); n != 0 {
+		t.Errorf("%d tasks of kept Blocks ran", n)
+	}
+}
