@@ -122,8 +122,8 @@ func (b *Block) Run(f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: Run with a nil function")
 	}
-	s, _ := b.live("Run")
-	b.schedule(s, s.caller("Run"), f, nil, "Run")
+	s, flags := b.live("Run")
+	b.schedule(s, flags, s.caller("Run"), f, nil, "Run")
 }
 
 // RunFrom is Run with the caller's worker given: w must be the worker the
@@ -136,8 +136,8 @@ func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
 	if w == nil {
 		panic("taskblock: RunFrom with a nil *pool.Worker")
 	}
-	s, _ := b.live("RunFrom")
-	b.schedule(s, s.from(w, "RunFrom", "taskblock.Block.RunFrom"), f, nil, "RunFrom")
+	s, flags := b.live("RunFrom")
+	b.schedule(s, flags, s.from(w, "RunFrom", "taskblock.Block.RunFrom"), f, nil, "RunFrom")
 }
 
 // Go starts f(w) as a task of a block created by DefineErr, as Run does.
@@ -151,7 +151,7 @@ func (b *Block) Go(f func(w *pool.Worker) error) {
 	}
 	s, flags := b.live("Go")
 	checkErrMode(flags, "Go")
-	b.schedule(s, s.caller("Go"), nil, f, "Go")
+	b.schedule(s, flags, s.caller("Go"), nil, f, "Go")
 }
 
 // GoFrom is Go with the caller's worker given, as RunFrom is Run.
@@ -164,7 +164,7 @@ func (b *Block) GoFrom(w *pool.Worker, f func(w *pool.Worker) error) {
 	}
 	s, flags := b.live("GoFrom")
 	checkErrMode(flags, "GoFrom")
-	b.schedule(s, s.from(w, "GoFrom", "taskblock.Block.GoFrom"), nil, f, "GoFrom")
+	b.schedule(s, flags, s.from(w, "GoFrom", "taskblock.Block.GoFrom"), nil, f, "GoFrom")
 }
 
 // checkErrMode panics unless flags are those of a block from DefineErr.
@@ -223,40 +223,49 @@ func (s *state) ended(flags uintptr) bool {
 func (b *Block) live(op string) (*state, uintptr) {
 	s, flags := b.load()
 	if s.ended(flags) {
-		returned(op)
+		returned(op, flags)
 	}
 	return s, flags
 }
 
-func returned(op string) {
-	panic("taskblock: " + op + " on a block whose Define has returned")
+// returned panics for op on a Block, with flags, whose Define has
+// returned, naming that Define (Define or DefineErr). Not inlined: it
+// would put its string building in Run's and schedule's frames.
+//
+//go:noinline
+func returned(op string, flags uintptr) {
+	define := "Define"
+	if flags&errBit != 0 {
+		define = "DefineErr"
+	}
+	panic("taskblock: " + op + " on a block whose " + define + " has returned")
 }
 
 // schedule forks a task of the block onto w, whose holder is the caller;
-// s is b's state, which live returned.
-func (b *Block) schedule(s *state, w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error, op string) {
+// s and flags are what live returned.
+func (b *Block) schedule(s *state, flags uintptr, w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error, op string) {
 	g := &s.group
 	if g.Canceled() {
 		// Nothing is started, but a Block that has ended must panic:
 		// its state may be a later block's, canceled.
 		if _, now := b.load(); now&endedBit != 0 {
-			returned(op)
+			returned(op, now)
 		}
 		return
 	}
 	ok, local := g.AddOn(w)
 	if !ok {
-		// G2: every task has finished and the body has returned: the
-		// caller is not a task of this block.
-		panic("taskblock: a task started in a block that has ended (its body returned and all its tasks " +
-			"finished): only the body and the tasks of the block may start tasks in it")
+		// G2: every task has finished and the body has returned, so
+		// end closed the group: live passed, but the Define has
+		// returned since, or is returning.
+		returned(op, flags)
 	}
 	if _, now := b.load(); now&endedBit != 0 {
 		// live passed, but the block ended since and its state
 		// was reused: the count went to a later block (G5).
 		g.UndoOn(local)
 		w.Release() // sched's stall.md, Y6: the caller's code runs next
-		returned(op)
+		returned(op, now)
 	}
 	sched.Fork(g, w, f, fe, local)
 }

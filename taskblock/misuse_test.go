@@ -414,9 +414,9 @@ func useStale(op string, k *keptBlock, w *pool.Worker, ran *atomic.Int64) string
 }
 
 // staleWant is what useStale must say for op on a Block of kind whose
-// Define has returned: the panic that says so (before any other check:
-// Go on a Block from Define says it has returned, not to use DefineErr),
-// or the answers of a block that did not fail.
+// Define has returned: the panic that names that Define (before any
+// other check: Go on a Block from Define says it has returned, not to use
+// DefineErr), or the answers of a block that did not fail.
 func staleWant(op, kind string) string {
 	switch op {
 	case "Canceled":
@@ -424,7 +424,7 @@ func staleWant(op, kind string) string {
 	case "Worker":
 		return "Worker() is the body's: true"
 	}
-	return "taskblock: " + op + " on a block whose Define has returned"
+	return "taskblock: " + op + " on a block whose " + kind + " has returned"
 }
 
 // liveWant is part of what useStale must say for op on a live Block of
@@ -443,14 +443,14 @@ func liveWant(op, kind string) string {
 	return staleWant(op, kind)
 }
 
-// A Block kept past its Define says, when used, that its Define has
-// returned, whatever block its state serves since: every method, on a
-// Block from Define and from DefineErr, on the same worker after its
-// Define returned, from a later task there, and in a Define or DefineErr
-// that reuses its state (Go on a kept Block from DefineErr in a Define
-// used to say "use DefineErr", and so did Go on a kept Block from
-// Define). No task of the kept Block runs, and the reusing block's own
-// tasks do; Go on it, if it is a Define's, still says to use DefineErr.
+// A Block kept past its Define names that Define when used, whatever
+// block its state serves since: every method, on a Block from Define and
+// from DefineErr, on the same worker after its Define returned, from a
+// later task there, and in a Define or DefineErr that reuses its state
+// (Go on a kept Block from DefineErr in a Define used to say "use
+// DefineErr"). No task of the kept Block runs, and the reusing block's
+// own tasks do; Go on it, if it is a Define's, still says to use
+// DefineErr.
 func TestStaleBlockNamesItsDefine(t *testing.T) {
 	fjtest.Deadline(t, 30*time.Second)
 	// One worker: every task runs on the body's worker, and each state
