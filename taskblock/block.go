@@ -25,23 +25,42 @@ type Block struct {
 	// panic, not start a task in a later block. What a block needs while
 	// it runs is its state, which its worker reuses for a later Define
 	// once nothing can reach it but this handle (newBlock, release).
-	s *state
+	//
+	// p is the block's *state with two flags in its low bits (a state is
+	// 8-aligned, and p, still pointing into it, keeps it alive): errBit,
+	// set before the body gets b, and endedBit, set by end once the state
+	// may serve a later Define. What a kept Block must learn (has its
+	// Define returned? was it DefineErr's?) is thus its own, and no later
+	// Define rewrites it: a kept Block may be used by any goroutine while
+	// its state serves another block, so every read of p is atomic (load),
+	// as is end's store; newBlock's is plain, before anyone has b.
+	p unsafe.Pointer
+}
+
+// The flags in a Block's p.
+const (
+	endedBit = 1 << iota // its Define has returned and its state may be reused (end)
+	errBit               // made by DefineErr: Go is allowed
+	flagBits = endedBit | errBit
+)
+
+// load returns b's state and flags.
+func (b *Block) load() (*state, uintptr) {
+	p := atomic.LoadPointer(&b.p)
+	return (*state)(unsafe.Pointer(uintptr(p) &^ flagBits)), uintptr(p) & flagBits
 }
 
 // state is a block's state, behind its Block. A worker keeps a list of
 // free ones: a Define whose tasks all ran on its own worker hands its
 // state back for the next Define there (sched.Group, G5), and one whose
 // tasks ran elsewhere, or failed, leaves it to the garbage collector.
+//
+// A Block kept past its Define reaches its state while a later block uses
+// it: it reads only what never changes (w, its group's home), the atomic
+// fields, its group's local count only as the holder of w (who alone
+// writes it), and waiting only once bodyG says that the caller is the
+// body (Wait).
 type state struct {
-	// block is the address of the Block the state serves (0 while it is
-	// free): a Block whose state serves another one has ended. Add, then
-	// check it, then fork: a fork counted in a later block is withdrawn
-	// (schedule). Read atomically (serves); newBlock's store is plain. An
-	// address, not a pointer, so that writing it costs no write barrier:
-	// it is compared with Blocks that are alive (the caller's), and the
-	// Block it names keeps the state alive, not the other way round.
-	block uintptr
-
 	w *pool.Worker // the worker running the body, the state's home
 
 	// group counts the tasks not yet finished, plus the body while it
@@ -51,13 +70,14 @@ type state struct {
 	group sched.Group
 
 	// bodyG is the body's goroutine id: Wait is the body's alone.
-	bodyG int64
+	// Atomic, for a kept Block's Wait, and stored only when it changes
+	// (newBlock): most Defines on a worker run on the same goroutine.
+	bodyG atomic.Int64
 
 	// waiting is set while the body waits (Wait, and the end of Define):
 	// the only time a task of the block runs on the body's goroutine,
 	// inline. Only that goroutine reads and writes it.
 	waiting bool
-	errMode bool // created by DefineErr: Go is allowed
 
 	// failure is allocated by the first panic or error; most blocks never
 	// need it.
@@ -102,7 +122,8 @@ func (b *Block) Run(f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: Run with a nil function")
 	}
-	b.schedule(b.caller("Run"), f, nil, "Run")
+	s, flags := b.live("Run")
+	b.schedule(s, flags, s.caller("Run"), f, nil, "Run")
 }
 
 // RunFrom is Run with the caller's worker given: w must be the worker the
@@ -112,7 +133,11 @@ func (b *Block) RunFrom(w *pool.Worker, f func(w *pool.Worker)) {
 	if f == nil {
 		panic("taskblock: RunFrom with a nil function")
 	}
-	b.schedule(b.from(w, "RunFrom", "taskblock.Block.RunFrom"), f, nil, "RunFrom")
+	if w == nil {
+		panic("taskblock: RunFrom with a nil *pool.Worker")
+	}
+	s, flags := b.live("RunFrom")
+	b.schedule(s, flags, s.from(w, "RunFrom", "taskblock.Block.RunFrom"), f, nil, "RunFrom")
 }
 
 // Go starts f(w) as a task of a block created by DefineErr, as Run does.
@@ -124,8 +149,9 @@ func (b *Block) Go(f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: Go with a nil function")
 	}
-	b.checkErrMode("Go")
-	b.schedule(b.caller("Go"), nil, f, "Go")
+	s, flags := b.live("Go")
+	checkErrMode(flags, "Go")
+	b.schedule(s, flags, s.caller("Go"), nil, f, "Go")
 }
 
 // GoFrom is Go with the caller's worker given, as RunFrom is Run.
@@ -133,27 +159,33 @@ func (b *Block) GoFrom(w *pool.Worker, f func(w *pool.Worker) error) {
 	if f == nil {
 		panic("taskblock: GoFrom with a nil function")
 	}
-	b.checkErrMode("GoFrom")
-	b.schedule(b.from(w, "GoFrom", "taskblock.Block.GoFrom"), nil, f, "GoFrom")
+	if w == nil {
+		panic("taskblock: GoFrom with a nil *pool.Worker")
+	}
+	s, flags := b.live("GoFrom")
+	checkErrMode(flags, "GoFrom")
+	b.schedule(s, flags, s.from(w, "GoFrom", "taskblock.Block.GoFrom"), nil, f, "GoFrom")
 }
 
-func (b *Block) checkErrMode(op string) {
-	if !b.s.errMode {
+// checkErrMode panics unless flags are those of a block from DefineErr.
+// It comes after live: a kept Block whose Define has returned is told
+// so, whichever kind of block its state serves now.
+func checkErrMode(flags uintptr, op string) {
+	if flags&errBit == 0 {
 		panic("taskblock: " + op + " on a block from Define; use DefineErr for tasks that return errors")
 	}
 }
 
 // caller returns the worker whose task the calling goroutine runs in the
 // block's pool, for Run and Go.
-func (b *Block) caller(op string) *sched.Worker {
-	b.checkLive(op)
-	if home := sched.From[sched.Worker](b.s.w); home.Held() {
+func (s *state) caller(op string) *sched.Worker {
+	if home := sched.From[sched.Worker](s.w); home.Held() {
 		return home // the body, or a task it runs inline: no lookup
 	}
-	w := b.pool().Caller()
+	w := s.pool().Caller()
 	if w == nil {
-		if b.pool().InSection() {
-			panic(sched.SectionMisuse("taskblock.Block."+op, b.pool()))
+		if s.pool().InSection() {
+			panic(sched.SectionMisuse("taskblock.Block."+op, s.pool()))
 		}
 		panic("taskblock: " + op + " called from a goroutine that is not running a task of the block's pool " +
 			"(a goroutine you started, or a task of another pool): only the body and the tasks of the block " +
@@ -164,13 +196,9 @@ func (b *Block) caller(op string) *sched.Worker {
 
 // from checks the worker given to RunFrom or GoFrom; name is op's full
 // name, a constant, so that checking it costs no allocation.
-func (b *Block) from(w *pool.Worker, op, name string) *sched.Worker {
-	if w == nil {
-		panic("taskblock: " + op + " with a nil *pool.Worker")
-	}
-	b.checkLive(op)
+func (s *state) from(w *pool.Worker, op, name string) *sched.Worker {
 	sw := sched.From[sched.Worker](w)
-	if sw.Pool() != b.pool() {
+	if sw.Pool() != s.pool() {
 		panic("taskblock: " + op + " with a worker of another pool than the block's")
 	}
 	sw.Check(name)
@@ -178,55 +206,66 @@ func (b *Block) from(w *pool.Worker, op, name string) *sched.Worker {
 }
 
 // pool is the block's pool: its body's worker's.
-func (b *Block) pool() *sched.Pool { return sched.From[sched.Worker](b.s.w).Pool() }
+func (s *state) pool() *sched.Pool { return sched.From[sched.Worker](s.w).Pool() }
 
-// ended reports whether b's Define has returned, or is about to: its
-// state no longer serves b, or its group has ended (G2; end).
-func (b *Block) ended() bool {
-	s := b.s
-	return !s.serves(b) || s.group.Ended()
+// ended reports whether flags, and s's group, say that the Define of the
+// Block they were loaded from has returned, or is about to: end set
+// endedBit (its state may serve a later block), or the group has ended
+// (G2; end).
+func (s *state) ended(flags uintptr) bool {
+	return flags&endedBit != 0 || s.group.Ended()
 }
 
-// serves reports whether s is b's state.
-func (s *state) serves(b *Block) bool {
-	return atomic.LoadUintptr(&s.block) == uintptr(unsafe.Pointer(b))
-}
-
-func (b *Block) checkLive(op string) {
-	if b.ended() {
-		returned(op)
+// live returns b's state and flags, and panics if b's Define has
+// returned: the first check of every use of b that could start or wait
+// for a task, before any other, so that a kept Block is told what
+// happened to it.
+func (b *Block) live(op string) (*state, uintptr) {
+	s, flags := b.load()
+	if s.ended(flags) {
+		returned(op, flags)
 	}
+	return s, flags
 }
 
-func returned(op string) {
-	panic("taskblock: " + op + " on a block whose Define has returned")
+// returned panics for op on a Block, with flags, whose Define has
+// returned, naming that Define (Define or DefineErr). Not inlined: it
+// would put its string building in Run's and schedule's frames.
+//
+//go:noinline
+func returned(op string, flags uintptr) {
+	define := "Define"
+	if flags&errBit != 0 {
+		define = "DefineErr"
+	}
+	panic("taskblock: " + op + " on a block whose " + define + " has returned")
 }
 
-// schedule forks a task of the block onto w, whose holder is the caller.
-func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error, op string) {
-	s := b.s
+// schedule forks a task of the block onto w, whose holder is the caller;
+// s and flags are what live returned.
+func (b *Block) schedule(s *state, flags uintptr, w *sched.Worker, f func(*pool.Worker), fe func(*pool.Worker) error, op string) {
 	g := &s.group
 	if g.Canceled() {
 		// Nothing is started, but a Block that has ended must panic:
 		// its state may be a later block's, canceled.
-		if !s.serves(b) {
-			returned(op)
+		if _, now := b.load(); now&endedBit != 0 {
+			returned(op, now)
 		}
 		return
 	}
 	ok, local := g.AddOn(w)
 	if !ok {
-		// G2: every task has finished and the body has returned: the
-		// caller is not a task of this block.
-		panic("taskblock: a task started in a block that has ended (its body returned and all its tasks " +
-			"finished): only the body and the tasks of the block may start tasks in it")
+		// G2: every task has finished and the body has returned, so
+		// end closed the group: live passed, but the Define has
+		// returned since, or is returning.
+		returned(op, flags)
 	}
-	if !s.serves(b) {
-		// checkLive passed, but the block ended since and its state
+	if _, now := b.load(); now&endedBit != 0 {
+		// live passed, but the block ended since and its state
 		// was reused: the count went to a later block (G5).
 		g.UndoOn(local)
 		w.Release() // sched's stall.md, Y6: the caller's code runs next
-		returned(op)
+		returned(op, now)
 	}
 	sched.Fork(g, w, f, fe, local)
 }
@@ -238,17 +277,22 @@ func (b *Block) schedule(w *sched.Worker, f func(*pool.Worker), fe func(*pool.Wo
 // called from any other goroutine panics. Wait does not raise the tasks'
 // panics; Define does, when it returns.
 func (b *Block) Wait() {
-	b.checkLive("Wait")
-	s := b.s
-	if sw := sched.From[sched.Worker](s.w); sched.Goid() == s.bodyG && !sw.HeldOrReclaimed() {
+	s, _ := b.live("Wait")
+	// Once live passed, only b's body finds its own id in bodyG: a
+	// later Define on s stores its own body's, but b ended before it
+	// began, which that body would have seen (live). And b's body, the
+	// goroutine that ends b, is not ending it meanwhile, so waiting,
+	// which it alone writes, is not written while it reads it.
+	me, body := sched.Goid(), s.bodyG.Load()
+	if sw := sched.From[sched.Worker](s.w); me == body && !sw.HeldOrReclaimed() {
 		// The body's goroutine, not holding the body's worker, nor
 		// given it back by a hand-over (stall.md, Y2-Y5): the body
 		// is inside a blocking section, whose goroutine gave the
 		// worker up (it runs other tasks meanwhile). Waiting would
 		// take the worker's deque from under its holder.
-		panic(sched.SectionMisuse("taskblock.Block.Wait", b.pool()))
+		panic(sched.SectionMisuse("taskblock.Block.Wait", s.pool()))
 	}
-	if sched.Goid() != s.bodyG || s.waiting {
+	if me != body || s.waiting {
 		// Another goroutine, or a task of the block that the waiting
 		// body runs inline on its own goroutine.
 		panic("taskblock: Wait called from a task of its own block, or from a goroutine that is not running " +
@@ -267,17 +311,22 @@ func (s *state) wait() {
 
 // Worker returns the worker that runs the body. The body may pass it to
 // nested parallel calls (forkjoin, parallel, a nested Define).
-func (b *Block) Worker() *pool.Worker { return b.s.w }
+func (b *Block) Worker() *pool.Worker {
+	s, _ := b.load()
+	return s.w
+}
 
 // Canceled reports whether the block has been canceled: a task or the
 // body panicked, or (DefineErr) returned an error. Long-running tasks may
 // poll it to stop early.
 func (b *Block) Canceled() bool {
-	s := b.s
+	s, _ := b.load()
 	c := s.group.Canceled()
 	// A state is reused only if its block was not canceled (G5): what
-	// it says then is a later block's.
-	return c && s.serves(b)
+	// it says then is a later block's. endedBit is set before the state
+	// serves another block, so it is set if c is a later block's.
+	_, flags := b.load()
+	return c && flags&endedBit == 0
 }
 
 // failures is the block's state as its group's owner (sched.GroupOwner):

@@ -77,9 +77,11 @@ func onPool(p *pool.Pool, body func(*Block), bodyErr func(*Block) error) (ps Pan
 	})
 	if panicked {
 		// define did not return, so it kept b's state, as it was.
-		if b != nil && !returned && b.ended() {
-			if ps, _ := b.s.outcome(); ps != nil {
-				panic(ps)
+		if b != nil && !returned {
+			if s, flags := b.load(); s.ended(flags) {
+				if ps, _ := s.outcome(); ps != nil {
+					panic(ps)
+				}
 			}
 		}
 		panic(x)
@@ -122,12 +124,19 @@ func newBlock(w *pool.Worker, errMode bool) *Block {
 	}
 	b := &l.batch[l.next]
 	l.next++
-	b.s = s
-	s.errMode, s.bodyG = errMode, sched.Goid()
-	// A plain store: the body and the tasks see it through the call and
-	// the forks; a Run racing on an old Block of s's, which end no longer
-	// let through, needs only to see something else than its own.
-	s.block = uintptr(unsafe.Pointer(b))
+	var flags uintptr
+	if errMode {
+		flags = errBit
+	}
+	// A plain store: b is new, and the body and the tasks see it
+	// through the call and the forks. A Block kept from an earlier Define
+	// on s has endedBit set, and of what is written here reads only
+	// bodyG, atomically: a store most Defines skip, their body running on
+	// the goroutine of the Define before.
+	b.p = unsafe.Add(unsafe.Pointer(s), flags)
+	if g := sched.Goid(); s.bodyG.Load() != g {
+		s.bodyG.Store(g)
+	}
 	return b
 }
 
@@ -155,14 +164,20 @@ type local struct {
 // Define and used from another task does that, and it panics, but such a
 // task may already have been forked (schedule).
 //
-// A state that may be reused (G5) leaves its group open and stops serving
-// b: the next Define opens no group, and Close and Open cost nothing.
-// Any other closes its group (G1, G2) and goes on serving b, so that
-// Canceled on b still says what happened.
+// A state that may be reused (G5) leaves its group open and b is marked
+// ended (endedBit) for good: the next Define opens no group, and Close and
+// Open cost nothing. Any other closes its group (G1, G2), which ends b
+// once its tasks have finished, and goes on serving b, so that Canceled on
+// b still says what happened.
 func (b *Block) end() {
-	s := b.s
+	s, _ := b.load()
 	if s.group.Reusable() {
-		atomic.StoreUintptr(&s.block, 0) // before the group's count is read again (schedule)
+		// Before the group's count is read again (schedule, release),
+		// and for good: b never serves again. An Or on p as a word,
+		// inlined (StorePointer is a call): p points into s before and
+		// after, so the garbage collector, which moves nothing, needs
+		// no write barrier to see s through it.
+		atomic.OrUintptr((*uintptr)(unsafe.Pointer(&b.p)), endedBit)
 	} else {
 		s.group.Close()
 	}
@@ -177,9 +192,9 @@ func (b *Block) end() {
 // up, to the garbage collector once b and its tasks are. Called by the
 // body's goroutine, holding the worker, once the block has ended.
 func (b *Block) release() {
-	s := b.s
+	s, flags := b.load()
 	l := (*local)(*sched.From[sched.Worker](s.w).LocalBlocks())
-	if atomic.LoadUintptr(&s.block) != 0 || !s.group.Reusable() {
+	if flags&endedBit == 0 || !s.group.Reusable() {
 		l.states[s.slot] = nil
 	}
 	l.free = append(l.free, s.slot)
@@ -190,7 +205,7 @@ func (b *Block) release() {
 // capture, and the tasks the wait takes back run inline without one each
 // (sched.Group.RunOpener, G6).
 func (b *Block) define(body func(*Block), bodyErr func(*Block) error) (Panics, error) {
-	s := b.s
+	s, _ := b.load()
 	returned := false
 	defer func() {
 		if !returned {

@@ -334,3 +334,302 @@ func TestGoFromForeignGoroutinePanics(t *testing.T) {
 		}
 	}
 }
+
+// A Block kept past its Define: the kind of Define that made it, and the
+// worker that ran its body (what Worker must go on answering).
+type keptBlock struct {
+	b    *taskblock.Block
+	kind string // "Define" or "DefineErr"
+	home *pool.Worker
+	// For TestStaleBlockRacingReuse: a use of b has been made, b's
+	// Define has returned, and b has been used since by a goroutine
+	// outside the pool and by a task of another worker.
+	used, ended, outsideUsed, taskUsed atomic.Bool
+}
+
+var blockKinds = []string{"Define", "DefineErr"}
+
+// defineKind runs body in a block from Define or DefineErr, on r.
+func defineKind(r pool.Runner, kind string, body func(b *taskblock.Block)) {
+	if kind == "Define" {
+		taskblock.Define(r, body)
+		return
+	}
+	if err := taskblock.DefineErr(r, func(b *taskblock.Block) error { body(b); return nil }); err != nil {
+		panic(err)
+	}
+}
+
+// startTask starts a task of b that adds one to ran, with Run or, in a
+// block from DefineErr, Go.
+func startTask(b *taskblock.Block, kind string, ran *atomic.Int64) {
+	if kind == "Define" {
+		b.Run(func(*pool.Worker) { ran.Add(1) })
+	} else {
+		b.Go(func(*pool.Worker) error { ran.Add(1); return nil })
+	}
+}
+
+// staleOps are the methods of a Block; those after Wait answer rather
+// than panic.
+var staleOps = []string{"Run", "RunFrom", "Go", "GoFrom", "Wait", "Canceled", "Worker"}
+
+// useStale calls op on k.b from the calling goroutine, which holds w (nil
+// outside the pool: RunFrom and GoFrom are then given k's home worker,
+// which it does not hold), and says what happened: the panic's message,
+// or what Canceled or Worker answered. A task it starts adds one to ran.
+func useStale(op string, k *keptBlock, w *pool.Worker, ran *atomic.Int64) string {
+	if w == nil {
+		w = k.home
+	}
+	task := func(*pool.Worker) { ran.Add(1) }
+	taskErr := func(*pool.Worker) error { ran.Add(1); return nil }
+	var f func()
+	switch op {
+	case "Run":
+		f = func() { k.b.Run(task) }
+	case "RunFrom":
+		f = func() { k.b.RunFrom(w, task) }
+	case "Go":
+		f = func() { k.b.Go(taskErr) }
+	case "GoFrom":
+		f = func() { k.b.GoFrom(w, taskErr) }
+	case "Wait":
+		f = k.b.Wait
+	case "Canceled":
+		return fmt.Sprintf("Canceled() = %v", k.b.Canceled())
+	case "Worker":
+		return fmt.Sprintf("Worker() is the body's: %v", k.b.Worker() == k.home)
+	default:
+		panic("useStale: no op " + op)
+	}
+	r := catch(f)
+	if r == nil {
+		return "no panic"
+	}
+	if msg := panicMessage(r); msg != "" {
+		return msg
+	}
+	return fmt.Sprintf("a panic with %#v", r)
+}
+
+// staleWant is what useStale must say for op on a Block of kind whose
+// Define has returned: the panic that names that Define (before any
+// other check: Go on a Block from Define says it has returned, not to use
+// DefineErr), or the answers of a block that did not fail.
+func staleWant(op, kind string) string {
+	switch op {
+	case "Canceled":
+		return "Canceled() = false"
+	case "Worker":
+		return "Worker() is the body's: true"
+	}
+	return "taskblock: " + op + " on a block whose " + kind + " has returned"
+}
+
+// liveWant is part of what useStale must say for op on a live Block of
+// kind, from a goroutine outside the pool.
+func liveWant(op, kind string) string {
+	switch {
+	case (op == "Go" || op == "GoFrom") && kind == "Define":
+		return op + " on a block from Define; use DefineErr"
+	case op == "Run" || op == "Go":
+		return op + " called from a goroutine that is not running a task of the block's pool"
+	case op == "RunFrom" || op == "GoFrom":
+		return "taskblock.Block." + op + " with the *pool.Worker"
+	case op == "Wait":
+		return "only the body may call Wait"
+	}
+	return staleWant(op, kind)
+}
+
+// A Block kept past its Define names that Define when used, whatever
+// block its state serves since: every method, on a Block from Define and
+// from DefineErr, on the same worker after its Define returned, from a
+// later task there, and in a Define or DefineErr that reuses its state
+// (Go on a kept Block from DefineErr in a Define used to say "use
+// DefineErr"). No task of the kept Block runs, and the reusing block's
+// own tasks do; Go on it, if it is a Define's, still says to use
+// DefineErr.
+func TestStaleBlockNamesItsDefine(t *testing.T) {
+	fjtest.Deadline(t, 30*time.Second)
+	// One worker: every task runs on the body's worker, and each state
+	// is reused by the next Define.
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	var staleRan atomic.Int64
+	check := func(k *keptBlock, w *pool.Worker, where string) {
+		t.Helper()
+		for _, op := range staleOps {
+			if got, want := useStale(op, k, w, &staleRan), staleWant(op, k.kind); got != want {
+				t.Errorf("%s on a kept Block from %s, %s: %q, want %q", op, k.kind, where, got, want)
+			}
+		}
+	}
+	for _, kind := range blockKinds {
+		for _, reuse := range append([]string{""}, blockKinds...) {
+			k := &keptBlock{kind: kind}
+			p.Run(func(w *pool.Worker) {
+				var ran atomic.Int64
+				defineKind(w, kind, func(b *taskblock.Block) {
+					k.b, k.home = b, b.Worker()
+					startTask(b, kind, &ran)
+				})
+				if reuse == "" {
+					check(k, w, "on its worker after its Define returned")
+					return
+				}
+				defineKind(w, reuse, func(b *taskblock.Block) {
+					if !taskblock.SameState(k.b, b) {
+						t.Fatalf("the %s after a %s did not reuse its state", reuse, kind)
+					}
+					check(k, w, "in a "+reuse+" that reuses its state")
+					startTask(b, reuse, &ran)
+					if reuse == "Define" {
+						msg := panicMessage(catch(func() { b.Go(func(*pool.Worker) error { return nil }) }))
+						if want := "taskblock: Go on a block from Define; use DefineErr"; !strings.HasPrefix(msg, want) {
+							t.Errorf("Go on a live block from Define: %q, want %q", msg, want)
+						}
+					}
+				})
+				if ran.Load() != 2 {
+					t.Errorf("%s then %s: %d of their 2 tasks ran", kind, reuse, ran.Load())
+				}
+			})
+			if reuse == "" {
+				p.Run(func(w *pool.Worker) { check(k, w, "from a later task on its worker") })
+			}
+		}
+	}
+	if n := staleRan.Load(); n != 0 {
+		t.Errorf("%d tasks of kept Blocks ran", n)
+	}
+}
+
+// A Block kept past its Define and used, in a loop, by a goroutine
+// outside the pool (from while its body runs) and by a task of another
+// worker, while its worker goes on defining blocks on its state, panics
+// with the documented message every time, answers Canceled and Worker as
+// for the block that ended, and starts no task; and the race detector
+// reports nothing inside fj (no misuse the docs say panics may make it
+// report one): what a kept Block reads of its state, a later block does
+// not write, or not plainly. Each method, on a Block from Define and from
+// DefineErr, reused by both.
+func TestStaleBlockRacingReuse(t *testing.T) {
+	fjtest.Deadline(t, 2*time.Minute)
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	rounds, defines := fjtest.Small(4, 2), fjtest.Small(500, 100)
+	for _, kind := range blockKinds {
+		for _, op := range staleOps {
+			t.Run(kind+"/"+op, func(t *testing.T) { staleRacingReuse(t, p, kind, op, rounds, defines) })
+		}
+	}
+}
+
+func staleRacingReuse(t *testing.T, p *pool.Pool, kind, op string, rounds, defines int) {
+	var kept atomic.Pointer[keptBlock]
+	var stop atomic.Bool
+	var staleRan, ownRan, reused, outsideUses, taskUses atomic.Int64
+	var defined, ownWant int64 // the home worker's
+	var bad atomic.Pointer[string]
+	report := func(where, got, want string, exact bool) {
+		if got != want && (exact || !strings.Contains(got, want)) {
+			msg := fmt.Sprintf("%s: %q, want %q", where, got, want)
+			bad.CompareAndSwap(nil, &msg)
+		}
+	}
+	outsideDone := make(chan struct{})
+	go func() { // a goroutine outside the pool
+		defer close(outsideDone)
+		for !stop.Load() {
+			k := kept.Load()
+			if k == nil {
+				runtime.Gosched()
+				continue
+			}
+			ended := k.ended.Load()
+			got := useStale(op, k, nil, &staleRan)
+			if ended {
+				report(op+" from a goroutine outside the pool", got, staleWant(op, kind), true)
+				k.outsideUsed.Store(true)
+			} else if got != staleWant(op, kind) {
+				report(op+" from a goroutine outside the pool, while the body runs", got, liveWant(op, kind), false)
+			}
+			k.used.Store(true)
+			outsideUses.Add(1)
+		}
+	}()
+	taskblock.Define(p, func(outer *taskblock.Block) {
+		hw := outer.Worker()
+		var stolen atomic.Bool
+		outer.Run(func(w *pool.Worker) {
+			if w.ID() == hw.ID() {
+				return // not stolen: nothing to race with
+			}
+			stolen.Store(true)
+			for !stop.Load() {
+				// A task of another worker: it would be the block's if
+				// it used a live one, so it uses only those ended.
+				if k := kept.Load(); k != nil && k.ended.Load() {
+					report(op+" from a task of another worker", useStale(op, k, w, &staleRan), staleWant(op, kind), true)
+					k.taskUsed.Store(true)
+					taskUses.Add(1)
+				}
+			}
+		})
+		for i := 0; !stolen.Load() && i < 100_000; i++ {
+			spin(hw)
+		}
+		if !stolen.Load() {
+			stop.Store(true)
+			t.Fatalf("the task that uses kept Blocks from another worker was never stolen")
+		}
+		for r := 0; r < rounds; r++ {
+			k := &keptBlock{kind: kind}
+			defineKind(hw, kind, func(b *taskblock.Block) {
+				k.b, k.home = b, b.Worker()
+				kept.Store(k)
+				for !k.used.Load() {
+					runtime.Gosched()
+				}
+			})
+			k.ended.Store(true)
+			// At least defines Defines, and on until both have used
+			// the ended Block (on 2 shared cores either may wait for
+			// one).
+			for i := 0; i < defines || !k.outsideUsed.Load() || !k.taskUsed.Load(); i++ {
+				reuse := blockKinds[i%2]
+				defineKind(hw, reuse, func(b *taskblock.Block) {
+					if taskblock.SameState(k.b, b) {
+						reused.Add(1)
+					}
+					if i%4 < 2 {
+						startTask(b, reuse, &ownRan)
+						ownWant++
+					}
+				})
+				defined++
+				if i%64 == 63 {
+					runtime.Gosched()
+				}
+			}
+		}
+		stop.Store(true)
+	})
+	<-outsideDone
+	if msg := bad.Load(); msg != nil {
+		t.Error(*msg)
+	}
+	if n := staleRan.Load(); n != 0 {
+		t.Errorf("%d tasks of kept Blocks ran", n)
+	}
+	if got, want := ownRan.Load(), ownWant; got != want {
+		t.Errorf("%d tasks of the reusing blocks ran, want %d", got, want)
+	}
+	if reused.Load() == 0 {
+		t.Errorf("no Define reused a kept Block's state: nothing raced with the reuse")
+	}
+	t.Logf("%d of %d Defines reused a kept state; %d uses from a goroutine outside the pool, %d from a task of another worker",
+		reused.Load(), defined, outsideUses.Load(), taskUses.Load())
+}
