@@ -292,9 +292,10 @@ func startHelpers() *helpers {
 		}
 		cmu.Unlock()
 	})
-	spawn("sync.Mutex.Lock", func() { mu.Lock(); mu.Unlock() })
-	spawn("sync.RWMutex.Lock", func() { rw.Lock(); rw.Unlock() })
-	spawn("sync.RWMutex.RLock", func() { rws.RLock(); rws.RUnlock() })
+	var passed atomic.Int32 // the lock waiters that got their lock
+	spawn("sync.Mutex.Lock", func() { mu.Lock(); passed.Add(1); mu.Unlock() })
+	spawn("sync.RWMutex.Lock", func() { rw.Lock(); passed.Add(1); rw.Unlock() })
+	spawn("sync.RWMutex.RLock", func() { rws.RLock(); passed.Add(1); rws.RUnlock() })
 	spawn("sync.WaitGroup.Wait", wg.Wait)
 	for i := range h.counting {
 		tick, ack := make(chan struct{}), make(chan struct{}, 1)

@@ -2,8 +2,6 @@
 
 package sched
 
-const raceBuild = false
-
 // See race_on.go: without the race detector, nothing to tell it.
 func raceHandOff(*Worker) {}
 func raceAcquire(*remote) {}

@@ -7,8 +7,6 @@ import (
 	"unsafe"
 )
 
-const raceBuild = true
-
 // The race detector and the hand-over (stall.md, Y6). The hardware orders
 // a displaced holder's writes to its worker before the next holder's by
 // the runtime's status change of the blocking goroutine, which the
