@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -230,16 +229,12 @@ func BenchmarkStallMutexAcrossJoin(b *testing.B) {
 	run := func(p *pool.Pool, section bool) time.Duration {
 		var mu sync.Mutex
 		stolen, started := make(chan struct{}), make(chan struct{})
-		var released atomic.Bool
-		go func() { <-started; released.Store(true) }()
 		start := time.Now()
 		forkjoin.Invoke(p, func(w *pool.Worker) int {
 			mu.Lock() //fjvet:ignore lock-across-join the mutex across a join this benchmark measures
 			other := forkjoin.Fork(w, func(*pool.Worker) int {
 				close(stolen)
-				for !released.Load() {
-					runtime.Gosched()
-				}
+				<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 				return 1
 			})
 			younger := forkjoin.Fork(w, func(*pool.Worker) int {

@@ -41,6 +41,7 @@ func (p *Pool) handOver(l *gLayout, w *remote, g int64) bool {
 	// as C2's hand-off does.
 	c.displaced = true
 	c.scope, c.loopNest = w.scope, w.loopNest
+	w.handedOver = true // the next holder starts with the oldest task (local)
 	w.displaced = append(w.displaced, c)
 	w.nDisplaced.Add(1)
 	w.parked.Add(1)

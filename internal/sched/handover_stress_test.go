@@ -49,9 +49,8 @@ var errStressBoom = errors.New("hand-over stress: boom")
 func handOverShape(w *pool.Worker, p *pool.Pool, mus []sync.Mutex, k int, what afterWait, wakeAtOnce bool, depth int) int {
 	mu := &mus[k%len(mus)]
 	stolen, started := make(chan struct{}), make(chan struct{})
-	var released, resumed atomic.Bool
+	var resumed atomic.Bool
 	wake := make(chan struct{})
-	go func() { <-started; released.Store(true) }()
 	if wakeAtOnce {
 		before := p.Stats().HandOvers
 		go func() {
@@ -71,9 +70,7 @@ func handOverShape(w *pool.Worker, p *pool.Pool, mus []sync.Mutex, k int, what a
 	}()
 	other := forkjoin.Fork(w, func(*pool.Worker) int {
 		close(stolen)
-		for !released.Load() {
-			runtime.Gosched()
-		}
+		<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 		return 1
 	})
 	younger := forkjoin.Fork(w, func(w *pool.Worker) int {

@@ -66,8 +66,6 @@ func TestHandOverThenUseTheWorker(t *testing.T) {
 				p := stallPool(workers, &reps)
 				var mu sync.Mutex
 				stolen, started := make(chan struct{}), make(chan struct{})
-				var released atomic.Bool
-				go func() { <-started; released.Store(true) }()
 				var r any
 				n := func() (n int) {
 					defer func() { r = recover() }()
@@ -75,9 +73,7 @@ func TestHandOverThenUseTheWorker(t *testing.T) {
 						mu.Lock()
 						other := forkjoin.Fork(w, func(*pool.Worker) int {
 							close(stolen)
-							for !released.Load() {
-								runtime.Gosched()
-							}
+							<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 							return 1
 						})
 						younger := forkjoin.Fork(w, func(w *pool.Worker) int {
@@ -182,8 +178,6 @@ func TestHandOverWakeAtOnce(t *testing.T) {
 		p := stallPool(1, &reps)
 		stolen, started := make(chan struct{}), make(chan struct{})
 		ch := make(chan struct{})
-		var released atomic.Bool
-		go func() { <-started; released.Store(true) }()
 		go func() {
 			// Wake the blocked holder as soon as the hand-over is
 			// counted (Y4), before the monitor lets go of hmu. Without
@@ -196,9 +190,7 @@ func TestHandOverWakeAtOnce(t *testing.T) {
 		n := forkjoin.Invoke(p, func(w *pool.Worker) int {
 			other := forkjoin.Fork(w, func(*pool.Worker) int {
 				close(stolen)
-				for !released.Load() {
-					runtime.Gosched()
-				}
+				<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 				return 1
 			})
 			younger := forkjoin.Fork(w, func(w *pool.Worker) int {
@@ -237,15 +229,11 @@ func TestHandOverBackArmsTheWatch(t *testing.T) {
 	var mu sync.Mutex
 	locked := 0 // under mu
 	stolen, started, back := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	var released atomic.Bool
-	go func() { <-started; released.Store(true) }()
 	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
 		mu.Lock()
 		other := forkjoin.Fork(w, func(*pool.Worker) int {
 			close(stolen)
-			for !released.Load() {
-				runtime.Gosched()
-			}
+			<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 			return 1
 		})
 		younger := forkjoin.Fork(w, func(w *pool.Worker) int {

@@ -55,8 +55,19 @@ const injectorEvery = 61
 func (w *Worker) local() *task {
 	w.tick++
 	if w.tick%injectorEvery == 0 {
-		if t := w.pool.inj.pop(uint32(w.id) + w.tick); t != nil {
+		if t := w.pool.inj.pop(uint32(w.id) + uint32(w.tick)); t != nil {
 			w.counts[countInjectorPops]++
+			return t
+		}
+	}
+	if w.handedOver {
+		// stall.md, Y4: the first task after a hand-over is the
+		// oldest, as a thief's is: the largest piece of the blocked
+		// task's forks, and the one that reaches its other items
+		// soonest (a loop's item that cancels the rest).
+		w.handedOver = false
+		w.publish()
+		if t := w.dq.Stealer().Steal(); t != nil {
 			return t
 		}
 	}

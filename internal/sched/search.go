@@ -131,7 +131,7 @@ func (w *Worker) popInjector() *task {
 		w.pull = make([]*task, max(1, w.dq.Cap()/2))
 	}
 	room := max(1, min(len(w.pull), w.dq.Cap()-w.dq.Count()))
-	k := w.pool.inj.popBatch(uint32(w.id)+w.tick, w.pull[:room])
+	k := w.pool.inj.popBatch(uint32(w.id)+uint32(w.tick), w.pull[:room])
 	if k == 0 {
 		return nil
 	}

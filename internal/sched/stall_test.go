@@ -827,15 +827,11 @@ func mutexAcrossJoin(p *pool.Pool) (int, pool.Stats) {
 	var mu sync.Mutex
 	shared := 0 // under mu
 	stolen, started := make(chan struct{}), make(chan struct{})
-	var released atomic.Bool
-	go func() { <-started; released.Store(true) }()
 	n := forkjoin.Invoke(p, func(w *pool.Worker) int {
 		mu.Lock()
 		other := forkjoin.Fork(w, func(*pool.Worker) int {
 			close(stolen)
-			for !released.Load() { // computes: its worker is not blocked
-				runtime.Gosched()
-			}
+			<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 			return 1
 		})
 		younger := forkjoin.Fork(w, func(*pool.Worker) int {

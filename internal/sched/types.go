@@ -112,8 +112,9 @@ type Worker struct {
 	// (see carrier.go), written on every fork or task.
 	rng        uint64   // xorshift state for victim selection
 	lastVictim int      // worker index of the last successful steal, or -1
-	tick       uint32   // counts lookups, for the periodic injector check
+	tick       uint16   // counts lookups, for the periodic injector check (wraps)
 	searching  bool     // holds a unit of the searching count (sleep.md, U1)
+	handedOver bool     // w was just handed over a blocked holder's head (stall.md, Y4)
 	loopNest   uint8    // the loop steps running on w (loophints.go, LoopStep)
 	checks     uint16   // forks and joins since the main loop's task began, where the fork path samples (debug.go)
 	cur        *carrier // the carrier holding the worker
