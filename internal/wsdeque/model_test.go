@@ -2,6 +2,7 @@ package wsdeque
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
@@ -738,7 +739,7 @@ func TestMatchesModelOverMillionsOfOperations(t *testing.T) {
 
 func TestInitAndCapacity(t *testing.T) {
 	for _, tc := range []struct{ in, want int }{
-		{-1 << 40, 1}, {-1, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4},
+		{max(-1<<40, math.MinInt), 1}, {-1, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4},
 		{5, 8}, {1023, 1024}, {1024, 1024}, {1025, 2048},
 	} {
 		if got := New[int](tc.in).Cap(); got != tc.want {
@@ -753,7 +754,7 @@ func TestInitAndCapacity(t *testing.T) {
 			t.Errorf("Init(%d) then Cap() = %d, want %d", tc.in, got, tc.want)
 		}
 	}
-	for _, capacity := range []int{MaxCap + 1, 1 << 40} {
+	for _, capacity := range []int{MaxCap + 1, min(1<<40, math.MaxInt)} {
 		r := fjtest.Catch(func() { New[int](capacity) })
 		if msg := fjtest.PanicMessage(r); !strings.Contains(msg, "capacity") {
 			t.Errorf("New(%d) panicked with %v, want a message about the capacity", capacity, r)
