@@ -134,10 +134,11 @@ func BenchmarkBlockingMixed(b *testing.B) {
 
 // BenchmarkBlockingPipe passes 10,000 values from a producer to a
 // consumer over an unbuffered channel: fj runs the pair with parallel.Do
-// on one worker, each channel operation in a section (without sections it
-// never finishes: the producer's first send holds the only worker, and the
-// consumer is queued behind it); the baseline is two goroutines. Reported
-// per value.
+// on one worker, each channel operation in a section ("fj-blocking-1w"),
+// and without sections ("fj-nosection-1w": the producer's first send
+// holds the only worker, the consumer queued behind it, until the stall
+// watch starts a spare that runs the consumer); the baseline is two
+// goroutines. Reported per value.
 func BenchmarkBlockingPipe(b *testing.B) {
 	const n = 10_000
 	b.Run("impl=fj-blocking-1w", func(b *testing.B) {
@@ -145,6 +146,16 @@ func BenchmarkBlockingPipe(b *testing.B) {
 		defer p.Close()
 		for i := 0; i < b.N; i++ {
 			if got := pipeFJ(p, n); got != n*(n-1)/2 {
+				b.Fatalf("sum %d, want %d", got, n*(n-1)/2)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/value")
+	})
+	b.Run("impl=fj-nosection-1w", func(b *testing.B) {
+		p := pool.New(pool.WithWorkers(1))
+		defer p.Close()
+		for i := 0; i < b.N; i++ {
+			if got := pipeFJNoSection(p, n); got != n*(n-1)/2 {
 				b.Fatalf("sum %d, want %d", got, n*(n-1)/2)
 			}
 		}
@@ -178,6 +189,26 @@ func pipeFJ(p *pool.Pool, n int) int {
 				if !ok {
 					return
 				}
+				sum += v
+			}
+		})
+	return sum
+}
+
+// pipeFJNoSection is pipeFJ with every channel operation outside a
+// section: what a program that forgot pool.Blocking gets.
+func pipeFJNoSection(p *pool.Pool, n int) int {
+	ch := make(chan int)
+	sum := 0
+	parallel.Do(p,
+		func(*pool.Worker) {
+			for i := 0; i < n; i++ {
+				ch <- i
+			}
+			close(ch)
+		},
+		func(*pool.Worker) {
+			for v := range ch {
 				sum += v
 			}
 		})

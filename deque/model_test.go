@@ -2,6 +2,7 @@ package deque
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -256,7 +257,7 @@ func TestDequeMatchesModelOnRandomOperations(t *testing.T) {
 
 func TestNewRoundsCapacityUpToPowerOfTwo(t *testing.T) {
 	cases := []struct{ in, want int }{
-		{-1 << 40, 1}, {-1, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4},
+		{max(-1<<40, math.MinInt), 1}, {-1, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4},
 		{5, 8}, {1000, 1024}, {1023, 1024}, {1024, 1024}, {1025, 2048},
 	}
 	for _, tc := range cases {
@@ -267,7 +268,7 @@ func TestNewRoundsCapacityUpToPowerOfTwo(t *testing.T) {
 }
 
 func TestNewPanicsAboveMaxCapacity(t *testing.T) {
-	for _, capacity := range []int{1<<30 + 1, 1 << 31, int(^uint(0) >> 1)} {
+	for _, capacity := range []int{1<<30 + 1, min(1<<31, math.MaxInt), math.MaxInt} {
 		func() {
 			defer func() {
 				if recover() == nil {

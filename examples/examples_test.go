@@ -88,6 +88,11 @@ func TestExamplesBuildAndRun(t *testing.T) {
 // checkShowcaseOutput checks what the showcase, run without -png or
 // -pngtemp, printed and left behind: every line fits 100 columns, and it
 // wrote no image, to the temporary directory tmp or anywhere it names.
+// The width does not depend on the load: every figure is printed in at
+// most four characters (sig3), so a busy machine's wide spreads and its
+// BUSY tags (narrower than their column's header) widen no line. Under
+// load a spread's slowest run had printed five digits, and the table's
+// lines were 101 and 102 columns.
 func checkShowcaseOutput(t *testing.T, out, tmp string) {
 	t.Helper()
 	for i, line := range strings.Split(out, "\n") {

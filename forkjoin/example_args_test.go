@@ -29,12 +29,14 @@ func ExampleJoinArgs() {
 // a range to sum, halved at every level.
 func ExampleJoinArgs_struct() {
 	type span struct{ lo, hi int }
-	var sum func(w *pool.Worker, s span) int
-	sum = func(w *pool.Worker, s span) int {
+	// The sum needs more than 32 bits: int64, so that the example prints
+	// the same on 386 and arm as on 64-bit platforms.
+	var sum func(w *pool.Worker, s span) int64
+	sum = func(w *pool.Worker, s span) int64 {
 		if s.hi-s.lo <= 1000 {
-			t := 0
+			var t int64
 			for i := s.lo; i < s.hi; i++ {
-				t += i
+				t += int64(i)
 			}
 			return t
 		}
@@ -44,7 +46,7 @@ func ExampleJoinArgs_struct() {
 	}
 	p := pool.New()
 	defer p.Close()
-	fmt.Println(forkjoin.Invoke(p, func(w *pool.Worker) int { return sum(w, span{0, 1_000_000}) }))
+	fmt.Println(forkjoin.Invoke(p, func(w *pool.Worker) int64 { return sum(w, span{0, 1_000_000}) }))
 	// Output: 499999500000
 }
 

@@ -118,7 +118,7 @@ func TestSumCountMatchSequential(t *testing.T) {
 	algoPools(t, func(t *testing.T, p *pool.Pool) {
 		rng := rand.New(rand.NewSource(6))
 		algoCases(func(n int, opt parallel.Option, name string) {
-			is := randInts(rng, n, 1<<40)
+			is := randInts(rng, n, min(1<<40, math.MaxInt))
 			want, wantOdd := 0, 0
 			for _, x := range is {
 				want += x

@@ -230,7 +230,7 @@ func TestBlockingOnceStaysCheap(t *testing.T) {
 		})
 		p.Close()
 		if sum.Load() != n*(n-1)/2 {
-			t.Errorf("workers=%d: sum %d, want %d", workers, sum.Load(), n*(n-1)/2)
+			t.Errorf("workers=%d: sum %d, want %d", workers, sum.Load(), int64(n*(n-1)/2))
 		}
 		var tasks uint64
 		for _, ws := range p.Stats().Workers {

@@ -2,6 +2,7 @@ package parallel_test
 
 import (
 	"math"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -121,8 +122,16 @@ func TestGenericFullSpanLengthDoesNotOverflow(t *testing.T) {
 	sum := func(a, b uint64) uint64 { return a + b }
 	gotI := parallel.Reduce(p, int64(math.MinInt64), int64(math.MaxInt64), uint64(0),
 		func(_ *pool.Worker, lo, hi int64) uint64 { return uint64(hi) - uint64(lo) }, sum)
+	// The deterministic splitter cuts the span into pieces of the grain:
+	// 64 of them with a grain of 2^58. An int of 32 bits cannot hold that
+	// grain, and 2^33 pieces of the largest one it can would take hours,
+	// so there the adaptive splitter alone cuts the unsigned span.
+	var uopts []parallel.Option
+	if strconv.IntSize == 64 {
+		uopts = append(uopts, parallel.Deterministic(), parallel.Grain(min(1<<58, math.MaxInt)))
+	}
 	gotU := parallel.Reduce(p, uint64(0), uint64(math.MaxUint64), uint64(0),
-		func(_ *pool.Worker, lo, hi uint64) uint64 { return hi - lo }, sum, parallel.Deterministic(), parallel.Grain(1<<58))
+		func(_ *pool.Worker, lo, hi uint64) uint64 { return hi - lo }, sum, uopts...)
 	if gotI != math.MaxUint64 || gotU != math.MaxUint64 {
 		t.Errorf("full-span pieces add up to %d and %d, want %d", gotI, gotU, uint64(math.MaxUint64))
 	}

@@ -37,7 +37,7 @@ func TestForVisitsEveryIndexOnce(t *testing.T) {
 		for _, n := range sizes {
 			n = bigSize(n)
 			for gi, g := range grains() {
-				for _, lo := range []int{0, -3, 1 << 40} {
+				for _, lo := range []int{0, -3, min(1<<40, math.MaxInt/2)} {
 					seen := make([]atomic.Int32, n)
 					parallel.For(p, lo, lo+n, func(w *pool.Worker, i int) {
 						if w == nil || w.Pool() != p {

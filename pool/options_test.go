@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // panics at the option, naming the option and the limit, and that the
 // limit itself is accepted by the option.
 func TestWithDequeCapacityLimit(t *testing.T) {
-	for _, n := range []int{1<<30 + 1, 1 << 31, 1<<62 + 5} {
+	for _, n := range []int{1<<30 + 1, min(1<<31, math.MaxInt), min(1<<62+5, math.MaxInt)} {
 		r := fjtest.Catch(func() { pool.WithDequeCapacity(n) })
 		msg := fjtest.PanicMessage(r)
 		if !strings.Contains(msg, "WithDequeCapacity") || !strings.Contains(msg, "1<<30") {

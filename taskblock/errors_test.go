@@ -3,6 +3,7 @@ package taskblock_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -160,7 +161,7 @@ func TestDefineErrCanceledStopsLongTask(t *testing.T) {
 				b.Go(func(w *pool.Worker) error {
 					// Long: it would take hours without the cancellation
 					// (and the test's deadline would catch that).
-					for i := 0; i < 1<<40; i++ {
+					for i := 0; i < math.MaxInt; i++ {
 						if b.Canceled() {
 							sawCancel.Store(true)
 							return nil

@@ -24,6 +24,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -276,7 +277,12 @@ func ratios(a, b []time.Duration, decimals int) string {
 	for i := range a {
 		rs[i] = a[i].Seconds() / b[i].Seconds()
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', decimals, 64) }
+	f := func(x float64) string {
+		if s := strconv.FormatFloat(x, 'f', decimals, 64); len(s) <= 4 {
+			return s
+		}
+		return sig3(x) // at most four characters, whatever the load did
+	}
 	m := median(a).Seconds() / median(b).Seconds()
 	if len(rs) == 1 {
 		return f(m) + "x"
@@ -284,8 +290,20 @@ func ratios(a, b []time.Duration, decimals int) string {
 	return fmt.Sprintf("%sx (%s–%s)", f(m), f(slices.Min(rs)), f(slices.Max(rs)))
 }
 
-// sig3 formats x with three significant digits (at least the units).
+// sig3 formats x with three significant digits (at least the units), in
+// at most four characters: from 10,000 on, in thousands (k), millions (M)
+// and so on. A table cell is then as wide whatever the figures, and the
+// tables fit 100 columns on a busy machine too, where one slow run of a
+// spread can be 10 or 100 times its median (examples_test.go).
 func sig3(x float64) string {
+	if x >= 9999.5 && !math.IsInf(x, 1) { // +Inf: a run that took no time, printed as it is
+		for _, suffix := range []string{"k", "M", "G", "T"} {
+			x /= 1000
+			if x < 999.5 || suffix == "T" {
+				return strconv.FormatFloat(x, 'f', 0, 64) + suffix
+			}
+		}
+	}
 	switch {
 	case x >= 100:
 		return strconv.FormatFloat(x, 'f', 0, 64)
@@ -316,8 +334,8 @@ func (m machine) String() string {
 		state = "BUSY"
 	}
 	// At most 100 columns with the line's indent, whatever the figures.
-	return fmt.Sprintf("%d goroutines spinning together took %.2fx one's time: %.1f of %d cores free (%s)",
-		m.n, m.ratio, m.free(), m.n, state)
+	return fmt.Sprintf("%d goroutines spinning together took %sx one's time: %.1f of %d cores free (%s)",
+		m.n, sig3(m.ratio), m.free(), m.n, state)
 }
 
 // free estimates how many of the n cores the program gets.

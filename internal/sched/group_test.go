@@ -359,7 +359,7 @@ func TestGroupSemantics(t *testing.T) {
 	}
 	g.Cancel()
 	if got := g.n.Load(); got != canceledBit|3 {
-		t.Fatalf("canceled with one task and the opener: n = %#x, want %#x", got, canceledBit|3)
+		t.Fatalf("canceled with one task and the opener: n = %#x, want %#x", got, int64(canceledBit|3))
 	}
 	g.done() // pending reaches 0 while the group is open: a body's Wait returns
 	if a.n.Load() != 1 || !g.IsSet() {

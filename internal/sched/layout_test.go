@@ -7,7 +7,9 @@ import (
 
 // The hot fields of a worker and of the pool are grouped into cache lines
 // by who writes them (see the Worker and Pool types): a field added later
-// must not move one group onto another's line.
+// must not move one group onto another's line. Every group starts at the
+// same offset on 64- and 32-bit platforms; within a group, a field's
+// offset counts the words before it (wordSize: 8 or 4 bytes).
 func TestLayout(t *testing.T) {
 	var w Worker
 	var p Pool
@@ -19,7 +21,7 @@ func TestLayout(t *testing.T) {
 		// The deque's four lines (wsdeque's layout test checks them).
 		{"Worker.dq", unsafe.Offsetof(w.dq), 0},
 		{"Worker.pool", unsafe.Offsetof(w.pool), 4 * cacheLine},
-		{"Worker.id", unsafe.Offsetof(w.id), 4*cacheLine + 16},
+		{"Worker.id", unsafe.Offsetof(w.id), 4*cacheLine + 2*wordSize},
 		// The holder's two lines: written on every fork or task.
 		{"Worker.rng", unsafe.Offsetof(w.rng), 5 * cacheLine},
 		// Written by the sleeper and by wakers.
@@ -34,7 +36,7 @@ func TestLayout(t *testing.T) {
 		{"Pool.news", unsafe.Offsetof(p.news), cacheLine},
 		// Read-mostly.
 		{"Pool.workers", unsafe.Offsetof(p.workers), 2 * cacheLine},
-		{"Pool.closed", unsafe.Offsetof(p.closed), 2*cacheLine + 72},
+		{"Pool.closed", unsafe.Offsetof(p.closed), 2*cacheLine + 5*wordSize + unsafe.Sizeof(injector{})},
 		// Written by every external submission.
 		{"Pool.inflight", unsafe.Offsetof(p.inflight), 3 * cacheLine},
 		{"Pool.closeOnce", unsafe.Offsetof(p.closeOnce), 4 * cacheLine},
@@ -50,6 +52,24 @@ func TestLayout(t *testing.T) {
 		t.Errorf("the holder's fields end at %d, past their lines", end)
 	}
 }
+
+// The layout's main lines again, as constant expressions that fail to
+// compile where they do not hold (an index out of [0, 1), or a negative
+// uintptr): the tests are built for every platform CI names (.ci/run)
+// but run only on some, so a layout wrong on 32-bit arm, say, fails the
+// build there.
+var layoutWorker Worker
+var layoutPool Pool
+
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutWorker.pool)-4*cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutWorker.rng)-5*cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutWorker.sleepState)-7*cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutWorker.flushed)-8*cacheLine]
+var _ = [1]struct{}{}[unsafe.Sizeof(layoutWorker)%cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutPool.news)-cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutPool.workers)-2*cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutPool.inflight)-3*cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutPool.closeOnce)-4*cacheLine]
 
 // Plus adds every counter; Minus subtracts them all but the gauge.
 func TestCountersPlusMinus(t *testing.T) {

@@ -20,6 +20,13 @@ import (
 // An idle episode is a worker running out of work, searching and going to
 // sleep; its failed steal attempts must stay within 4n per sleep (Go's
 // scheduler makes 4 passes over the other Ps; Taskflow 2(n+1) attempts).
+// A sleep cancelled by its re-check (S2) is not counted, so a worker that
+// cancels and searches again and again without finding what cancelled it
+// fails here: on a loaded machine (the README's go test ./..., or two
+// processes spinning on the two cores) n=16 failed about one run in 400
+// with ~600-1,000 attempts per sleep, all of one worker refused a
+// searching unit whose re-pass lacked private steals (search.go; sleep.md,
+// N1).
 func TestScalingFailedStealsPerSleep(t *testing.T) {
 	fjtest.Deadline(t, 120*time.Second)
 	for _, n := range []int{8, 16, 32, 64} {

@@ -32,12 +32,23 @@ func (w *Worker) search() (*task, holderState) {
 		} else {
 			// Searchers are at their cap: leave the deques to them.
 			// The injector is cheap to look at, and a cancelled sleep
-			// (S2 saw work) deserves one look everywhere.
+			// (S2 saw work) deserves one look everywhere: published
+			// tasks, then private ones (M2), since S2a cancels a sleep
+			// for a private task left behind, which no pass over the
+			// published ones finds. Without M2 here, a worker refused a
+			// unit while the searchers holding them were descheduled
+			// (two cores, sixteen workers) went round S2a's cancel and
+			// a pass that could not find the task until its owner ran
+			// again: 12,572 failed steal attempts for one sleep
+			// (TestScalingFailedStealsPerSleep).
 			if t := w.popInjector(); t != nil {
 				return t, running
 			}
 			if look {
 				if t := w.steal(); t != nil {
+					return t, running
+				}
+				if t := w.stealPrivate(); t != nil {
 					return t, running
 				}
 			}

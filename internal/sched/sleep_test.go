@@ -3,7 +3,6 @@ package sched_test
 import (
 	"runtime"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,14 +66,6 @@ func TestWakeParkedWorkers(t *testing.T) {
 		}
 		p.Close()
 	}
-}
-
-func cpuTime(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // An idle pool must not spin: its workers park until work arrives. The

@@ -40,7 +40,7 @@ type Pool struct {
 	// stallState is the stall monitor's state (stall.md, W2, W3), loaded
 	// by publishers that see every worker busy.
 	stallState atomic.Uint32
-	_          [cacheLine - 24 - 32 - 16 - 8]byte
+	_          [cacheLine - 3*wordSize - unsafe.Sizeof(injector{}) - 2*wordSize - 8]byte // workers, inj, name, closed and stallState
 
 	// Written once per external submission.
 	inflight  atomic.Int64  // external submissions between their closed check and their push
@@ -66,6 +66,12 @@ type Pool struct {
 }
 
 const cacheLine = 128
+
+// wordSize is the size of a pointer or an int: 8 on 64-bit platforms, 4
+// on 386 and arm. The padding of Pool and Worker counts word-sized fields
+// in words, so that each group of fields starts on its line on both
+// (layout_test.go).
+const wordSize = unsafe.Sizeof(uintptr(0))
 
 // Worker is one of a pool's workers, as seen by the task it is running: a
 // deque of tasks and the goroutine that runs them. (When a task has to wait
@@ -106,7 +112,7 @@ type Worker struct {
 	pool *Pool
 	wake chan struct{} // capacity 1; the holder parks on it when idle
 	id   int           // ID: 0..Workers()-1
-	_    [cacheLine - 24]byte
+	_    [cacheLine - 3*wordSize]byte
 
 	// Owner-only state: touched only by the carrier holding the worker
 	// (see carrier.go), written on every fork or task.
@@ -135,7 +141,10 @@ type Worker struct {
 	// Two lines since the counters grew past one (steal ops, private
 	// steals): all of it is the holder's, so the second line shares
 	// with nobody either.
-	_ [2*cacheLine - 40 - unsafe.Sizeof(counters{}) - 16]byte
+	// rng, lastVictim, tick to checks, cur and scope take 16 bytes and
+	// three words, rounded up to 8: inProgress is 8-byte aligned, which
+	// a 32-bit platform pads for.
+	_ [2*cacheLine - (16+3*wordSize+7)&^7 - unsafe.Sizeof(counters{}) - 16]byte
 
 	// sleepState is the worker's sleep state (awake, asleep, claimed; see
 	// sleep.go), written by the worker and by wakers claiming it, on the
@@ -180,8 +189,10 @@ type Worker struct {
 	// hand-over's (stall.md, Y6: race_on.go).
 	raceSync uint8 //lint:ignore U1000 used in race builds
 	// A whole number of lines, so that the next object on the heap does
-	// not share the last one (layout_test.go).
-	_ [32]byte
+	// not share the last one: 32 bytes on 64-bit platforms, 16 on 32-bit
+	// ones, where the fields above take 112 bytes fewer (layout_test.go
+	// checks it, at compile time for every platform it is built for).
+	_ [4 * wordSize]byte
 }
 
 // The holder's state machine. A worker is run by one carrier goroutine at

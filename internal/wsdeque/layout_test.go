@@ -8,6 +8,8 @@ import (
 
 // The deque's fields are laid out by who writes them (see the Deque type):
 // a field added later must not land on another side's line.
+// The offsets are the same on 64- and 32-bit platforms: the padding
+// counts the word-sized fields in words.
 func TestLayout(t *testing.T) {
 	var d Deque[int]
 	for _, f := range []struct {
@@ -44,6 +46,17 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// The layout again, as constant expressions that fail to compile where it
+// does not hold (an index out of [0, 1), or a negative uintptr): the tests
+// are built for every platform CI names but run only on some, and on a
+// 32-bit one a bottom that is not 8-byte aligned makes every atomic load
+// of it (D8) panic.
+var layoutDeque Deque[int]
+
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutDeque.pub)-cacheLine]
+var _ = [1]struct{}{}[unsafe.Offsetof(layoutDeque.bottom)-2*cacheLine]
+var _ = [1]struct{}{}[unsafe.Sizeof(layoutDeque)-4*cacheLine]
 
 // setSlot (store_norace.go) writes a slot's pointer through an
 // unsafe.Pointer to the atomic.Pointer[T]: that is only right while the

@@ -2,6 +2,7 @@ package wsdeque
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
@@ -244,6 +245,7 @@ type coverage struct {
 	recycledPushes int // Push of the item Reusable returned
 	movedPushes    int // Push of the item Moved returned
 	privateSteals  int // StealPrivate that took a private item (D8)
+	privateKept    int // StealPrivate that found only private items and, private steals off, took none
 	batches        int // StealBatch that took more than one item
 }
 
@@ -451,7 +453,7 @@ func (c *checker) steal() {
 // barrier, StealPrivate, or a plain Steal when something is published.
 // Alone, it never fails spuriously either.
 func (c *checker) stealPrivate() {
-	npub := c.m.npub
+	npub, private := c.m.npub, c.m.private()
 	s := c.d.Stealer()
 	var got *int
 	if t, ok := s.PrivateTop(); ok {
@@ -467,6 +469,9 @@ func (c *checker) stealPrivate() {
 	}
 	if got != nil && npub == 0 {
 		c.cov.privateSteals++
+	}
+	if got == nil && npub == 0 && private > 0 {
+		c.cov.privateKept++
 	}
 	c.check()
 }
@@ -645,6 +650,7 @@ func (cv *coverage) add(o coverage) {
 	cv.recycledPushes += o.recycledPushes
 	cv.movedPushes += o.movedPushes
 	cv.privateSteals += o.privateSteals
+	cv.privateKept += o.privateKept
 	cv.batches += o.batches
 }
 
@@ -658,6 +664,17 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 		// TakeOldest never has two published items to halve.
 		// A take by the top moves its item to the slot it is in.
 		cv.privatePops, cv.takes, cv.takesHalved, cv.movedPushes = -1, -1, -1, -1
+	}
+	if PrivateSteals() {
+		// D8 takes the oldest private item whenever nothing is
+		// published: a thief alone never leaves one behind.
+		cv.privateKept = -1
+	} else {
+		// Without the heavy barrier (fjnoprivate, other platforms) D8
+		// never takes a private item: the guarantee left is that the
+		// thief takes nothing and the owner keeps it (wsdeque.md,
+		// "Where there is no heavy barrier").
+		cv.privateSteals = -1
 	}
 	if modelCap(capacity) <= 2 {
 		// A batch takes half of the published items, rounded up:
@@ -680,6 +697,7 @@ func (cv coverage) requireAll(t *testing.T, capacity int) {
 		{"pushes of a recycled item", cv.recycledPushes},
 		{"pushes of an item Moved returned", cv.movedPushes},
 		{"private steals (D8)", cv.privateSteals},
+		{"private steals finding only private items, private steals off", cv.privateKept},
 		{"batch steals of more than one item", cv.batches},
 	} {
 		if f.n == 0 {
@@ -738,7 +756,7 @@ func TestMatchesModelOverMillionsOfOperations(t *testing.T) {
 
 func TestInitAndCapacity(t *testing.T) {
 	for _, tc := range []struct{ in, want int }{
-		{-1 << 40, 1}, {-1, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4},
+		{max(-1<<40, math.MinInt), 1}, {-1, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 4},
 		{5, 8}, {1023, 1024}, {1024, 1024}, {1025, 2048},
 	} {
 		if got := New[int](tc.in).Cap(); got != tc.want {
@@ -753,7 +771,7 @@ func TestInitAndCapacity(t *testing.T) {
 			t.Errorf("Init(%d) then Cap() = %d, want %d", tc.in, got, tc.want)
 		}
 	}
-	for _, capacity := range []int{MaxCap + 1, 1 << 40} {
+	for _, capacity := range []int{MaxCap + 1, min(1<<40, math.MaxInt)} {
 		r := fjtest.Catch(func() { New[int](capacity) })
 		if msg := fjtest.PanicMessage(r); !strings.Contains(msg, "capacity") {
 			t.Errorf("New(%d) panicked with %v, want a message about the capacity", capacity, r)

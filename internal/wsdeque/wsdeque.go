@@ -6,13 +6,24 @@
 // push published at once.
 package wsdeque
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // cacheLine is the padding unit that keeps the three writers' fields
 // apart. 128 bytes rather than 64 because x86 prefetches cache lines in
 // adjacent pairs, so two counters 64 bytes apart still ping-pong between
 // cores.
 const cacheLine = 128
+
+// wordSize is the size of a pointer or an int: 8 bytes on 64-bit
+// platforms, 4 on 386 and arm. The padding below counts the fields
+// whose size is a word in words, so that every line starts where the
+// layout test says on both, and bottom, which thieves load atomically
+// as a 64-bit word (D8), is 8-byte aligned: sync/atomic panics on a
+// 64-bit word that is not, on 32-bit platforms.
+const wordSize = unsafe.Sizeof(uintptr(0))
 
 // MaxCap is the largest capacity New accepts.
 const MaxCap = 1 << 30
@@ -46,7 +57,7 @@ type Deque[T any] struct {
 	pub   atomic.Int64
 	mask  int64
 	slots []atomic.Pointer[T]
-	_     [cacheLine - 40]byte
+	_     [cacheLine - 16 - 3*wordSize]byte // a slice is three words
 
 	// Owner-only lines: the first touched by every push and pop, the
 	// second (moved) by pops by the top and forks that recycle them.
@@ -58,7 +69,7 @@ type Deque[T any] struct {
 	// of them: Reusable no longer finds them (Moved).
 	moved  [movedMax]*T
 	nmoved int
-	_      [2*cacheLine - 32 - 8*movedMax]byte
+	_      [2*cacheLine - 24 - (movedMax+1)*wordSize]byte
 }
 
 // New returns an empty deque that holds up to capacity items. capacity is
