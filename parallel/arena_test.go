@@ -26,8 +26,9 @@ func takeIdleArena(a *arena) bool {
 }
 
 // A scratch of elements without pointers, 1 MiB or more, lies in an
-// arena (A1); dropped, the arena goes idle and the next scratch that
-// finds no cached one takes it (A2); idle too long, it is unmapped (A3).
+// arena (sort_key_scratch.md, K5); dropped, the arena goes idle (K6) and
+// the next scratch that finds no cached one takes it (K5); idle too long,
+// it is unmapped (K7).
 func TestScratchArena(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("arenas are mapped on Linux only")
@@ -57,7 +58,7 @@ func TestScratchArena(t *testing.T) {
 	a := sc.arena
 	sc.keys[0], sc.buf[n-1] = 1, rec{}
 
-	// What the finalizer does once nothing holds sc (A2).
+	// What the finalizer does once nothing holds sc (K6).
 	runtime.SetFinalizer(sc, nil)
 	dropArena(a)
 	if !takeIdleArena(a) {
@@ -70,7 +71,7 @@ func TestScratchArena(t *testing.T) {
 	}
 	dropArena(a)
 
-	// A3: unmapped once idle for arenaTTL.
+	// K7: unmapped once idle for arenaTTL.
 	if _, left := sweepArenas(time.Now().Add(arenaTTL / 2)); !left || !takeIdleArena(a) {
 		t.Fatal("an arena idle for half of arenaTTL is gone")
 	}
@@ -81,7 +82,7 @@ func TestScratchArena(t *testing.T) {
 	}
 }
 
-// A3: at most arenaKeep arenas stay idle, the shortest is unmapped.
+// K7: at most arenaKeep arenas stay idle, the shortest is unmapped.
 func TestScratchArenaKeepsFew(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("arenas are mapped on Linux only")
@@ -154,7 +155,7 @@ func TestSortByKeyInArena(t *testing.T) {
 	}
 }
 
-// A2: the cache's second collection hands an arena scratch's arena to
+// K6: the cache's second collection hands an arena scratch's arena to
 // the idle list at once, without waiting for the scratch's finalizer.
 func TestScratchArenaIdleAtDrop(t *testing.T) {
 	if runtime.GOOS != "linux" {

@@ -121,7 +121,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 				// costs a fault and the kernel's zeroing of the
 				// page: spread over the workers here, rather
 				// than taken by whichever pass writes first
-				// (C3 in sort_key_scratch.go). A system
+				// (sort_key_scratch.md, K3). A system
 				// call the kernel works in: the stall watch
 				// counts no system call (stall.md, Limits).
 				touchPages(rs.buf[lo:hi])
@@ -210,7 +210,7 @@ type radixSorter[E any] struct {
 	lsdMax int
 	// clear is set if E holds pointers: every range of buf is cleared
 	// once the range is final in s, so that the scratch, kept for later
-	// calls, keeps nothing alive (C4 in sort_key_scratch.go).
+	// calls, keeps nothing alive (sort_key_scratch.md, K4).
 	clear bool
 	ctl   *control // the call's, if it has options; nil otherwise
 }
