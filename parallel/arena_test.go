@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -179,4 +180,56 @@ func TestScratchArenaIdleAtDrop(t *testing.T) {
 		t.Fatal("after two collections the arena of the scratch the cache dropped is not idle")
 	}
 	unmapArena(a.mem)
+}
+
+// quietArenas unmaps every idle arena and every arena of a cached
+// scratch, so that until the test maps one, nothing unmaps an arena
+// behind its back (no timer, collection or finalizer finds one to
+// unmap), and sched.ScratchBytes moves only by what the test does.
+func quietArenas(t *testing.T) {
+	t.Helper()
+	scratchCaches.Range(func(_, c any) bool {
+		for c.(scratchSweeper).sweep() {
+		}
+		return true
+	})
+	arenas.mu.Lock()
+	idle := arenas.idle
+	arenas.idle = nil
+	arenas.mu.Unlock()
+	for _, a := range idle {
+		unmapArena(a.mem)
+	}
+}
+
+// K8: an arena counts in Stats.ScratchBytes from its mapping to its
+// unmapping, cached, idle or in use alike.
+func TestScratchBytesCounted(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	p := pool.New(pool.WithWorkers(1))
+	defer p.Close()
+	quietArenas(t)
+	before := p.Stats().ScratchBytes
+	type rec struct{ _, _, _, _ int64 }
+	sc := takeScratch[rec](arenaMin / 16)
+	if sc.arena == nil || !sc.fresh {
+		t.Fatal("a fresh scratch of 3 MiB is not in a fresh arena")
+	}
+	size := uint64(len(sc.arena.mem))
+	if got := p.Stats().ScratchBytes; got != before+size {
+		t.Fatalf("with a %d-byte arena mapped, ScratchBytes = %d, want %d", size, got, before+size)
+	}
+	sc.release()
+	if got := p.Stats().ScratchBytes; got != before+size {
+		t.Fatalf("with the scratch cached, ScratchBytes = %d, want %d", got, before+size)
+	}
+	quietArenas(t) // dropped (idle), then unmapped
+	if got := p.Stats().ScratchBytes; got != before {
+		t.Fatalf("with the arena unmapped, ScratchBytes = %d, want %d", got, before)
+	}
+	if s := p.Stats().String(); !strings.Contains(s, "SortByKey scratch outside the Go heap") {
+		t.Errorf("Stats.String() does not show the scratch:\n%s", s)
+	}
 }

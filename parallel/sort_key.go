@@ -50,11 +50,11 @@ type radixKey interface {
 // while they compute the keys: the first touch of fresh memory, a page
 // fault per page, would otherwise cost as much as the sort. On Linux the
 // scratch of elements without pointers, if it is 1 MiB or more, is
-// mapped outside the Go heap, where the Go runtime does not count it,
-// and once the collector has dropped it the mapping is kept for up to a
-// minute (two at most): a program that sorts now and then, collecting
-// garbage in between, reuses it instead of faulting fresh pages in for
-// every call. If E holds
+// mapped outside the Go heap, where the Go runtime does not count it
+// (pool.Stats does, as ScratchBytes), and once the collector has dropped
+// it the mapping is kept for up to a minute (two at most): a program
+// that sorts now and then, collecting garbage in between, reuses it
+// instead of faulting fresh pages in for every call. If E holds
 // pointers, the scratch is cleared before it is kept, so it keeps no
 // element alive. A slice of at most 32 elements is sorted in place, with
 // only its keys besides.

@@ -13,7 +13,7 @@ import (
 
 // SortByKey's scratch memory, the cache that keeps it between calls,
 // and the arenas outside the Go heap that large scratches live in. The
-// design note sort_key_scratch.md states the protocol as steps K1-K7,
+// design note sort_key_scratch.md states the protocol as steps K1-K8,
 // and argues why no scratch or arena is lost or used by two calls at
 // once; the code cites its steps.
 
