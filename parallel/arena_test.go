@@ -3,6 +3,7 @@ package parallel
 import (
 	"cmp"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -59,8 +60,7 @@ func TestScratchArena(t *testing.T) {
 	a := sc.arena
 	sc.keys[0], sc.buf[n-1] = 1, rec{}
 
-	// What the finalizer does once nothing holds sc (K6).
-	runtime.SetFinalizer(sc, nil)
+	// What the drop does once the cache lets sc go (K6).
 	dropArena(a)
 	if !takeIdleArena(a) {
 		t.Fatal("a dropped arena is not idle")
@@ -157,7 +157,7 @@ func TestSortByKeyInArena(t *testing.T) {
 }
 
 // K6: the cache's second collection hands an arena scratch's arena to
-// the idle list at once, without waiting for the scratch's finalizer.
+// the idle list.
 func TestScratchArenaIdleAtDrop(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("arenas are mapped on Linux only")
@@ -232,4 +232,52 @@ func TestScratchBytesCounted(t *testing.T) {
 	if s := p.Stats().String(); !strings.Contains(s, "SortByKey scratch outside the Go heap") {
 		t.Errorf("Stats.String() does not show the scratch:\n%s", s)
 	}
+}
+
+// K1, K6: a call whose key panics gives its arena back to the cache as a
+// call that returns does, so that repeated panics map no arena after the
+// first and leave none to the collector.
+func TestSortByKeyPanicGivesArenaBack(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	fjtest.Deadline(t, time.Minute)
+	type rec struct{ Key, _, _, _ int64 }
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	quietArenas(t)
+	s := make([]rec, 1<<16) // 3 MiB of scratch: an arena
+	for i := range s {
+		s[i].Key = int64(len(s) - i)
+	}
+	var held uint64
+	for round := range 3 {
+		r := fjtest.Catch(func() {
+			SortByKey(p, s, func(r rec) int64 {
+				if r.Key == 1000 {
+					panic("boom")
+				}
+				return r.Key
+			})
+		})
+		if _, ok := r.(*pool.PanicError); !ok {
+			t.Fatalf("round %d: SortByKey whose key panics: %v, want a *pool.PanicError", round, r)
+		}
+		got := p.Stats().ScratchBytes
+		if round == 0 {
+			held = got
+		}
+		if got == 0 || got != held {
+			t.Fatalf("round %d: ScratchBytes = %d after a panic, want the first round's %d, not 0", round, got, held)
+		}
+		v, _ := scratchCaches.Load(reflect.TypeFor[rec]())
+		c := v.(*scratchCache[rec])
+		c.mu.Lock()
+		cached := len(c.idle) == 1 && c.idle[0].arena != nil
+		c.mu.Unlock()
+		if !cached {
+			t.Fatalf("round %d: after a panic the cache does not hold the call's arena scratch", round)
+		}
+	}
+	quietArenas(t)
 }

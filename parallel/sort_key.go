@@ -106,10 +106,12 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		return
 	}
 	sc := takeScratch[E](n)
+	returned := false
+	defer sc.giveBack(&returned)
 	rs.use(sc)
 	if n <= min(rs.lsdMax, radixSeqMax) {
 		sortHere(rs, key) // no task pays off
-		sc.release()
+		returned = true
 		return
 	}
 	fresh := sc.fresh
@@ -141,9 +143,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		}
 		rs.sort(w, 0, n, 0, true)
 	})
-	// Not reached if key panicked: the scratch is then left to the
-	// garbage collector, not kept.
-	sc.release()
+	returned = true
 }
 
 // encodeKeys stores in ks the key of every element of s, mapped to a

@@ -105,15 +105,13 @@ func takeScratch[E any](n int) *keyScratch[E] {
 			// K5: the keys first, at the arena's start (page-aligned),
 			// then buf, at a multiple of 8 bytes.
 			p := unsafe.Pointer(unsafe.SliceData(a.mem))
-			sc := &keyScratch[E]{
+			return &keyScratch[E]{
 				buf:   unsafe.Slice((*E)(unsafe.Add(p, 16*n)), n),
 				keys:  unsafe.Slice((*uint64)(p), 2*n),
 				cache: c,
 				fresh: fresh,
 				arena: a,
 			}
-			runtime.SetFinalizer(sc, dropScratchArena[E]) // K6
-			return sc
 		}
 	}
 	return &keyScratch[E]{buf: make([]E, n), keys: make([]uint64, 2*n), cache: c, fresh: true}
@@ -143,10 +141,6 @@ func takeArena(n int) (a *arena, fresh bool) {
 	}
 	return nil, false
 }
-
-// dropScratchArena is the finalizer of a scratch in an arena: nothing
-// can reach its memory any more, so the arena goes idle (K6).
-func dropScratchArena[E any](sc *keyScratch[E]) { dropArena(sc.arena) }
 
 // dropArena keeps a idle, unmapping the shortest idle arena if there are
 // too many, and starts the timer that unmaps those idle for arenaTTL if
@@ -223,6 +217,17 @@ func shortest[T any](idle []T, size func(T) int) int {
 	return short
 }
 
+// giveBack is deferred by the call that took sc: it gives sc back to
+// its cache (release) if the call returned, and also if it panicked when
+// E holds no pointers, so that an arena is never left behind (K1, K6).
+// With pointers, a panic may have left copies of elements in buf (K4):
+// such a scratch is left to the garbage collector.
+func (sc *keyScratch[E]) giveBack(returned *bool) {
+	if *returned || !sc.cache.pointers {
+		sc.release()
+	}
+}
+
 // release gives sc back to its cache, for a later call (K1). With
 // elements that hold pointers, sc.buf must be all zero (K4).
 func (sc *keyScratch[E]) release() {
@@ -242,12 +247,10 @@ func (sc *keyScratch[E]) release() {
 }
 
 // drop is called on a scratch the cache lets go (K1, K2), under the
-// cache's lock: an arena goes idle now (K6), not at the collection after
-// the next one, when the scratch's finalizer would run; whoever needs it
-// next may come sooner. The scratch is left without memory.
+// cache's lock: an arena goes idle (K6), and the scratch is left without
+// memory.
 func (sc *keyScratch[E]) drop() {
 	if sc.arena != nil {
-		runtime.SetFinalizer(sc, nil)
 		a := sc.arena
 		sc.buf, sc.keys, sc.arena = nil, nil, nil
 		dropArena(a)
