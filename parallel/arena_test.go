@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -280,4 +281,97 @@ func TestSortByKeyPanicGivesArenaBack(t *testing.T) {
 		}
 	}
 	quietArenas(t)
+}
+
+// K9: the memory the limit counts once the heap reaches its goal is the
+// runtime's memory now, less the heap, plus the larger of the heap and
+// its goal.
+func TestRuntimeMemAtGoal(t *testing.T) {
+	for _, c := range []struct {
+		m    runtimeMem
+		want uint64
+	}{
+		// 100 mapped, 20 of it released: 80 counted, 50 of it heap.
+		{runtimeMem{total: 100, released: 20, heap: 50, goal: 70}, 100}, // the heap grows by 20
+		{runtimeMem{total: 100, released: 20, heap: 50, goal: 40}, 80},  // past its goal already
+		{runtimeMem{total: 100, released: 0, heap: 0, goal: 0}, 100},
+		{runtimeMem{}, 0},
+	} {
+		if got := c.m.atGoal(); got != c.want {
+			t.Errorf("%+v.atGoal() = %d, want %d", c.m, got, c.want)
+		}
+	}
+	if m := readRuntimeMem(); m.total == 0 || m.heap == 0 || m.goal == 0 || m.heap > m.total {
+		t.Errorf("readRuntimeMem() = %+v: a metric is missing", m)
+	}
+}
+
+// K9: with a memory limit set, a sort whose heap at its goal plus its
+// arena would pass the limit leaves no scratch outside the heap when it
+// returns: 1M 32-byte records (32 MiB, and the 32 MiB of the expected
+// result beside them) under 128 MiB, where the heap may grow to the
+// limit before its next collection (GOGC=100: twice the 64 MiB live) and
+// the scratch is 48 MiB more. (With the records alone live, the heap's
+// goal is about 68 MiB, and 68 + 48 MiB is within 128: such a sort keeps
+// its scratch, which TestScratchKeptWhileTheLimitHasRoom checks on a
+// smaller one.)
+func TestSortByKeyUnderMemoryLimitLeavesNoScratch(t *testing.T) {
+	fjtest.Deadline(t, time.Minute)
+	type rec struct{ Key, I, _, _ int64 }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	const n = 1 << 20
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := make([]rec, n)
+	for i := range s {
+		s[i] = rec{Key: rng.Int64(), I: int64(i)}
+	}
+	want := slices.Clone(s)
+	slices.SortStableFunc(want, func(a, b rec) int { return cmp.Compare(a.Key, b.Key) })
+	runtime.GC() // the heap's goal for the 64 MiB live: 128 MiB
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
+	SortByKey(p, s, func(r rec) int64 { return r.Key })
+	if got := p.Stats().ScratchBytes; got != 0 {
+		t.Errorf("after a sort of %d records under a 128 MiB limit, ScratchBytes = %d, want 0", n, got)
+	}
+	if !slices.Equal(s, want) {
+		t.Error("SortByKey under a memory limit differs from slices.SortStableFunc")
+	}
+}
+
+// K9: under a limit with room for the heap at its goal and the scratch,
+// the scratch is kept for the next call, as without a limit; once the
+// limit has no room for it, the next collection unmaps it (K2's clock).
+func TestScratchKeptWhileTheLimitHasRoom(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arenas are mapped on Linux only")
+	}
+	fjtest.Deadline(t, time.Minute)
+	type rec struct{ Key, _, _, _ int64 }
+	p := pool.New(pool.WithWorkers(2))
+	defer p.Close()
+	quietArenas(t)
+	s := make([]rec, 1<<16) // 3 MiB of scratch: an arena
+	for i := range s {
+		s[i].Key = int64(len(s) - i)
+	}
+	room := readRuntimeMem().atGoal() + 1<<30
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(room)))
+	SortByKey(p, s, func(r rec) int64 { return r.Key })
+	kept := p.Stats().ScratchBytes
+	if kept < uint64(len(s))*48 {
+		t.Fatalf("under a limit with 1 GiB of room, ScratchBytes = %d after the sort, want its scratch (%d bytes) kept", kept, len(s)*48)
+	}
+	// A limit above what the runtime holds now, so that the collector
+	// is not pressed, but without room for the scratch.
+	m := readRuntimeMem()
+	debug.SetMemoryLimit(int64(m.total - m.released + kept/2))
+	for i := 0; p.Stats().ScratchBytes != 0; i++ {
+		if i == 10_000 {
+			t.Fatalf("10,000 collections under a limit without room left ScratchBytes = %d", p.Stats().ScratchBytes)
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
 }

@@ -54,7 +54,11 @@ type radixKey interface {
 // (pool.Stats does, as ScratchBytes), and once the collector has dropped
 // it the mapping is kept for up to a minute (two at most): a program
 // that sorts now and then, collecting garbage in between, reuses it
-// instead of faulting fresh pages in for every call. If E holds
+// instead of faulting fresh pages in for every call. With a memory limit
+// set (debug.SetMemoryLimit, GOMEMLIMIT), such scratch that no call is
+// using is unmapped as a call returns, and after each collection, when
+// the runtime's memory, with the heap grown to its goal, and the scratch
+// together would pass the limit. If E holds
 // pointers, the scratch is cleared before it is kept, so it keeps no
 // element alive. A slice of at most 32 elements is sorted in place, with
 // only its keys besides.

@@ -1,8 +1,11 @@
 package parallel
 
 import (
+	"math"
 	"reflect"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"time"
@@ -13,7 +16,7 @@ import (
 
 // SortByKey's scratch memory, the cache that keeps it between calls,
 // and the arenas outside the Go heap that large scratches live in. The
-// design note sort_key_scratch.md states the protocol as steps K1-K8,
+// design note sort_key_scratch.md states the protocol as steps K1-K9,
 // and argues why no scratch or arena is lost or used by two calls at
 // once; the code cites its steps.
 
@@ -68,11 +71,14 @@ type scratchCache[E any] struct {
 	pointers bool
 }
 
-// scratchSweeper is what gcClock sees of a scratchCache of any type.
+// scratchSweeper is what gcClock and freeArenas see of a scratchCache
+// of any type.
 type scratchSweeper interface {
 	// sweep ages the idle scratches by one collection, drops those that
 	// have been idle for two, and reports whether any are left.
 	sweep() bool
+	// dropArenas drops the idle scratches that lie in an arena.
+	dropArenas()
 }
 
 // scratchCaches maps an element type (a reflect.Type) to its
@@ -244,6 +250,9 @@ func (sc *keyScratch[E]) release() {
 	}
 	c.mu.Unlock()
 	gcClock.arm()
+	if sc.arena != nil {
+		trimToLimit() // K9, as the call returns
+	}
 }
 
 // drop is called on a scratch the cache lets go (K1, K2), under the
@@ -275,7 +284,8 @@ func (c *scratchCache[E]) sweep() bool {
 }
 
 // gcClock sweeps the scratch caches once per garbage collection while
-// some cache holds a scratch (K2). armed is set while a gcTick with a
+// some cache holds a scratch, or some arena is idle and a memory limit
+// is set (K2, K9). armed is set while a gcTick with a
 // finalizer exists: one at a time. mu is held by arm, and by the
 // finalizer for the whole sweep, so that a release racing with a sweep
 // that finds every cache empty either is seen by the sweep or arms the
@@ -304,9 +314,10 @@ func (c *clock) arm() {
 }
 
 // gcTicked runs on the finalizer goroutine after each collection that
-// found t unreachable: it sweeps every cache, and sets t's finalizer
-// again (t is then reachable from nothing, and the next collection finds
-// it so again) unless every cache is empty.
+// found t unreachable: it sweeps every cache (K2), checks the arenas
+// against the memory limit (K9), and sets t's finalizer again (t is then
+// reachable from nothing, and the next collection finds it so again)
+// unless every cache is empty and, with a limit set, no arena is idle.
 func gcTicked(t *gcTick) {
 	gcClock.mu.Lock()
 	defer gcClock.mu.Unlock()
@@ -317,11 +328,125 @@ func gcTicked(t *gcTick) {
 		}
 		return true
 	})
+	trimToLimit()
+	if !left && limitSet() {
+		arenas.mu.Lock()
+		left = len(arenas.idle) > 0
+		arenas.mu.Unlock()
+	}
 	if left {
 		runtime.SetFinalizer(t, gcTicked)
 	} else {
 		gcClock.armed = false
 	}
+}
+
+// dropArenas implements scratchSweeper (K9).
+func (c *scratchCache[E]) dropArenas() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := c.idle[:0]
+	for _, sc := range c.idle {
+		if sc.arena != nil {
+			sc.drop()
+		} else {
+			kept = append(kept, sc)
+		}
+	}
+	clear(c.idle[len(kept):])
+	c.idle = kept
+}
+
+// trimToLimit unmaps every arena that no call holds if overLimit (K9).
+func trimToLimit() {
+	if overLimit() {
+		freeArenas()
+	}
+}
+
+// freeArenas drops every cached scratch that lies in an arena, one cache
+// at a time, then unmaps every idle arena (K9). Arenas held by running
+// calls are left to them.
+func freeArenas() {
+	scratchCaches.Range(func(_, c any) bool {
+		c.(scratchSweeper).dropArenas()
+		return true
+	})
+	arenas.mu.Lock()
+	idle := arenas.idle
+	arenas.idle = nil
+	arenas.mu.Unlock()
+	for _, a := range idle {
+		unmapArena(a.mem)
+	}
+}
+
+// limitSet reports whether a memory limit is set (debug.SetMemoryLimit,
+// or GOMEMLIMIT).
+func limitSet() bool { return debug.SetMemoryLimit(-1) != math.MaxInt64 }
+
+// overLimit reports whether a memory limit is set and the runtime's
+// memory with the heap at its goal, plus the scratch mapped outside the
+// heap (K8), passes it (K9).
+func overLimit() bool {
+	outside := sched.ScratchBytes.Load()
+	if outside <= 0 {
+		return false
+	}
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return false
+	}
+	return readRuntimeMem().atGoal()+uint64(outside) > uint64(limit)
+}
+
+// runtimeMem is what runtime/metrics says of the memory the Go runtime
+// holds, in the terms of its memory limit (K9).
+type runtimeMem struct {
+	// total is what the runtime has mapped; released, the part of the
+	// heap given back to the system. The limit counts total-released.
+	total, released uint64
+	// heap is the heap the limit counts: spans in use (objects and the
+	// space between them) and free spans not given back.
+	heap uint64
+	// goal is the heap's goal for the end of the current cycle.
+	goal uint64
+}
+
+// memMetrics are the metrics readRuntimeMem reads, in the order it
+// reads them.
+var memMetrics = [...]string{
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/gc/heap/goal:bytes",
+}
+
+// readRuntimeMem reads runtimeMem's figures (a metric this Go does not
+// have reads as 0).
+func readRuntimeMem() runtimeMem {
+	var s [len(memMetrics)]metrics.Sample
+	for i, name := range memMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s[:])
+	var v [len(memMetrics)]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	return runtimeMem{total: v[0], released: v[1], heap: v[2] + v[3] + v[4], goal: v[5]}
+}
+
+// atGoal returns the memory the limit counts once the heap has grown to
+// its goal, the rest as it is now: what the runtime may hold before its
+// next collection without counting any arena.
+func (m runtimeMem) atGoal() uint64 {
+	used := m.total - min(m.released, m.total)
+	return used - min(m.heap, used) + max(m.heap, m.goal)
 }
 
 // pageBytes is the smallest page size of the systems Go runs on: a write

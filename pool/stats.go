@@ -56,7 +56,9 @@ type Stats struct {
 	// pointers, 1 MiB or more, on Linux, lies there; elsewhere it is 0.
 	// The Go runtime counts none of these bytes: neither runtime/metrics
 	// nor MemStats shows them, and the memory limit (GOMEMLIMIT) does not
-	// see them. Sub keeps the later snapshot's value.
+	// see them; with a limit set, a sort gives the kept ones back as it
+	// returns when they, with the heap grown to its goal, would pass it.
+	// Sub keeps the later snapshot's value.
 	ScratchBytes uint64
 }
 
