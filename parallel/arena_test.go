@@ -184,23 +184,13 @@ func TestScratchArenaIdleAtDrop(t *testing.T) {
 }
 
 // quietArenas unmaps every idle arena and every arena of a cached
-// scratch, so that until the test maps one, nothing unmaps an arena
-// behind its back (no timer, collection or finalizer finds one to
-// unmap), and sched.ScratchBytes moves only by what the test does.
+// scratch (what K9 does under a limit without room), so that until the
+// test maps one, nothing unmaps an arena behind its back (no timer or
+// collection finds one to unmap), and sched.ScratchBytes moves only by
+// what the test does.
 func quietArenas(t *testing.T) {
 	t.Helper()
-	scratchCaches.Range(func(_, c any) bool {
-		for c.(scratchSweeper).sweep() {
-		}
-		return true
-	})
-	arenas.mu.Lock()
-	idle := arenas.idle
-	arenas.idle = nil
-	arenas.mu.Unlock()
-	for _, a := range idle {
-		unmapArena(a.mem)
-	}
+	freeArenas()
 }
 
 // K8: an arena counts in Stats.ScratchBytes from its mapping to its

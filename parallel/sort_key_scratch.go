@@ -234,7 +234,8 @@ func (sc *keyScratch[E]) giveBack(returned *bool) {
 	}
 }
 
-// release gives sc back to its cache, for a later call (K1). With
+// release gives sc back to its cache, for a later call (K1), then, if
+// sc is an arena, checks the arenas against the memory limit (K9). With
 // elements that hold pointers, sc.buf must be all zero (K4).
 func (sc *keyScratch[E]) release() {
 	c := sc.cache
@@ -251,11 +252,11 @@ func (sc *keyScratch[E]) release() {
 	c.mu.Unlock()
 	gcClock.arm()
 	if sc.arena != nil {
-		trimToLimit() // K9, as the call returns
+		trimToLimit() // as the call returns
 	}
 }
 
-// drop is called on a scratch the cache lets go (K1, K2), under the
+// drop is called on a scratch the cache lets go (K1, K2, K9), under the
 // cache's lock: an arena goes idle (K6), and the scratch is left without
 // memory.
 func (sc *keyScratch[E]) drop() {
@@ -285,11 +286,11 @@ func (c *scratchCache[E]) sweep() bool {
 
 // gcClock sweeps the scratch caches once per garbage collection while
 // some cache holds a scratch, or some arena is idle and a memory limit
-// is set (K2, K9). armed is set while a gcTick with a
-// finalizer exists: one at a time. mu is held by arm, and by the
-// finalizer for the whole sweep, so that a release racing with a sweep
-// that finds every cache empty either is seen by the sweep or arms the
-// clock again once the sweep has disarmed it; never neither.
+// is set (K2, K9). armed is set while a gcTick with a finalizer exists:
+// one at a time. mu is held by arm, and by the finalizer for the whole
+// sweep, so that a release racing with a sweep that finds every cache
+// empty either is seen by the sweep or arms the clock again once the
+// sweep has disarmed it; never neither.
 var gcClock clock
 
 type clock struct {
