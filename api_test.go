@@ -24,7 +24,8 @@ var update = flag.Bool("update", false, "rewrite testdata/api from the packages"
 var publicPackages = []string{"deque", "pool", "forkjoin", "taskblock", "parallel"}
 
 // exported returns the exported names of the package in dir, as
-// "func Name", "type Name", "method Type.Name", "var Name" or "const Name",
+// "func Name", "type Name", "method Type.Name", "field Type.Name",
+// "var Name" or "const Name",
 // sorted, and the package's doc (with examples from its test files).
 func exported(t *testing.T, dir string) ([]string, *doc.Package) {
 	t.Helper()
@@ -77,9 +78,54 @@ func exported(t *testing.T, dir string) ([]string, *doc.Package) {
 				add("method", ty.Name+"."+m.Name)
 			}
 		}
+		if ast.IsExported(ty.Name) {
+			for _, f := range structFields(ty.Decl) {
+				add("field", ty.Name+"."+f)
+			}
+		}
 	}
 	slices.Sort(names)
 	return names, d
+}
+
+// structFields returns the names of the fields of the struct type that
+// decl declares, embedded ones by their type's name, or nil if it
+// declares no struct: a field added to an exported struct (a counter in
+// pool.Stats) is API growth too.
+func structFields(decl *ast.GenDecl) []string {
+	var names []string
+	for _, spec := range decl.Specs {
+		ts, ok := spec.(*ast.TypeSpec)
+		if !ok {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			continue
+		}
+		for _, f := range st.Fields.List {
+			for _, n := range f.Names {
+				names = append(names, n.Name)
+			}
+			if len(f.Names) == 0 {
+				typ := f.Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				switch x := typ.(type) {
+				case *ast.Ident:
+					names = append(names, x.Name)
+				case *ast.SelectorExpr:
+					names = append(names, x.Sel.Name)
+				case *ast.IndexExpr:
+					if id, ok := x.X.(*ast.Ident); ok {
+						names = append(names, id.Name)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 func TestAPIIsPinned(t *testing.T) {

@@ -117,8 +117,8 @@ func BenchmarkSortByKey4M(b *testing.B) {
 // faults/op (on Unix) shows it: a sort that allocates B bytes takes about
 // B/4096 more faults (4 KiB pages) than it does warm. On Linux fj's
 // SortByKey keeps the scratch of these records outside the Go heap, for
-// a minute after the collector drops it (parallel/sort_key_scratch.go,
-// A1-A3), so here it measures a program that sorted within the last
+// a minute after the collector drops it (parallel/sort_key_scratch.md,
+// K5-K7), so here it measures a program that sorted within the last
 // minute, whatever it collected since; only its first iteration, and a
 // process's first call, fault the scratch in. The slow sequential
 // baseline is left out; BenchmarkSortByKey4M has it.

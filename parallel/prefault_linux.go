@@ -18,7 +18,8 @@ var noPopulate atomic.Bool
 // prefault maps the n bytes at p, whole pages (p and n are multiples of
 // pageBytes), writable, as a write to every page would, in one system
 // call instead of a fault per page; it reports false if the kernel did
-// not, and the caller then writes to the pages itself.
+// not, and the caller then writes to the pages itself (sort_key_scratch.md,
+// K3).
 func prefault(p unsafe.Pointer, n uintptr) bool {
 	if noPopulate.Load() {
 		return false

@@ -50,11 +50,15 @@ type radixKey interface {
 // while they compute the keys: the first touch of fresh memory, a page
 // fault per page, would otherwise cost as much as the sort. On Linux the
 // scratch of elements without pointers, if it is 1 MiB or more, is
-// mapped outside the Go heap, where the Go runtime does not count it,
-// and once the collector has dropped it the mapping is kept for up to a
-// minute (two at most): a program that sorts now and then, collecting
-// garbage in between, reuses it instead of faulting fresh pages in for
-// every call. If E holds
+// mapped outside the Go heap, where the Go runtime does not count it
+// (pool.Stats does, as ScratchBytes), and once the collector has dropped
+// it the mapping is kept for up to a minute (two at most): a program
+// that sorts now and then, collecting garbage in between, reuses it
+// instead of faulting fresh pages in for every call. With a memory limit
+// set (debug.SetMemoryLimit, GOMEMLIMIT), such scratch that no call is
+// using is unmapped as a call returns, and after each collection, when
+// the runtime's memory, with the heap grown to its goal, and the scratch
+// together would pass the limit. If E holds
 // pointers, the scratch is cleared before it is kept, so it keeps no
 // element alive. A slice of at most 32 elements is sorted in place, with
 // only its keys besides.
@@ -106,10 +110,12 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		return
 	}
 	sc := takeScratch[E](n)
+	returned := false
+	defer sc.giveBack(&returned)
 	rs.use(sc)
 	if n <= min(rs.lsdMax, radixSeqMax) {
 		sortHere(rs, key) // no task pays off
-		sc.release()
+		returned = true
 		return
 	}
 	fresh := sc.fresh
@@ -121,7 +127,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 				// costs a fault and the kernel's zeroing of the
 				// page: spread over the workers here, rather
 				// than taken by whichever pass writes first
-				// (C3 in sort_key_scratch.go). A system
+				// (sort_key_scratch.md, K3). A system
 				// call the kernel works in: the stall watch
 				// counts no system call (stall.md, Limits).
 				touchPages(rs.buf[lo:hi])
@@ -141,9 +147,7 @@ func SortByKey[S ~[]E, E any, K constraints.Integer | constraints.Float](r pool.
 		}
 		rs.sort(w, 0, n, 0, true)
 	})
-	// Not reached if key panicked: the scratch is then left to the
-	// garbage collector, not kept.
-	sc.release()
+	returned = true
 }
 
 // encodeKeys stores in ks the key of every element of s, mapped to a
@@ -210,7 +214,7 @@ type radixSorter[E any] struct {
 	lsdMax int
 	// clear is set if E holds pointers: every range of buf is cleared
 	// once the range is final in s, so that the scratch, kept for later
-	// calls, keeps nothing alive (C4 in sort_key_scratch.go).
+	// calls, keeps nothing alive (sort_key_scratch.md, K4).
 	clear bool
 	ctl   *control // the call's, if it has options; nil otherwise
 }

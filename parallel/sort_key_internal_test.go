@@ -169,8 +169,8 @@ func TestSortByKeyAllocatesItsScratchOnce(t *testing.T) {
 }
 
 // The cache keeps a scratch through one collection and drops it at the
-// second (C2), keeps at most GOMAXPROCS scratches, dropping the shortest
-// (C1), and a call takes the one released last among those long enough.
+// second (K2 of sort_key_scratch.md), keeps at most GOMAXPROCS scratches,
+// dropping the shortest (K1), and a call takes the one released last among those long enough.
 func TestScratchCachePolicy(t *testing.T) {
 	type elem struct{ _, _ int32 }
 	c := takeScratch[elem](1).cache
@@ -224,7 +224,7 @@ func TestScratchCachePolicy(t *testing.T) {
 
 // Left alone, a cached scratch is dropped by the garbage collector's own
 // runs: the clock's finalizer sweeps the caches at each collection
-// (C2), and disarms once they are empty.
+// (K2), and disarms once they are empty.
 func TestScratchCacheIsDroppedByCollections(t *testing.T) {
 	fjtest.Deadline(t, time.Minute)
 	type elem struct{ _, _ int64 }

@@ -1,8 +1,11 @@
 package parallel
 
 import (
+	"math"
 	"reflect"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"time"
@@ -11,93 +14,11 @@ import (
 	"github.com/forkjoin/fj/internal/sched"
 )
 
-// SortByKey's scratch memory, and the cache that keeps it between calls.
-//
-// A call on n elements needs a buffer of n elements and 2n uint64 (the
-// keys and their buffer): 192 MB for 4M 32-byte records. Allocating it
-// afresh on every call cost more than the sort itself (issue 23), in one
-// of two ways. Memory the process has not touched yet, or has given back
-// to the system (the runtime's scavenger does so with free memory), costs
-// a page fault, and the kernel's zeroing of the page, the first time each
-// page is touched: 49,152 faults for 192 MB of 4 KiB pages, at 3.6 to 12
-// µs each on the two-core virtual machine fj is developed on (120 to 410
-// ms per 128 MB touched by one thread, by the load). Memory the garbage
-// collector freed and the runtime hands out again is zeroed by the
-// runtime (unless all of it had gone back to the system), on the
-// allocating goroutine, before make returns: 192 MB cleared by one core,
-// with a fault per page that had gone back, while the other workers wait.
-//
-// So a call gives its scratch back to its element type's cache when it
-// returns, and the next call takes it from there: a program that sorts
-// again and again touches the same memory and allocates nothing (C1).
-// The cache is dropped the way a sync.Pool is (C2), so the memory is kept
-// while a program keeps sorting, not pinned for ever. A call that finds
-// no scratch long enough allocates one, and has its pages faulted in by
-// the workers, each its own part, while they compute the keys (C3).
-//
-//	C1  A cache keeps, per element type, the scratches of calls that have
-//	    returned, at most GOMAXPROCS of them (when there are more, the
-//	    shortest goes), each as long as the call that allocated it. A call
-//	    takes the one released last among those long enough for it; calls
-//	    running at once take different ones. sync.Pool is not used: its
-//	    per-P slots give a scratch released on one P only to a call on
-//	    that P, and a call on another P would allocate a second one.
-//	C2  A scratch left in the cache through two garbage collections is
-//	    dropped, and freed by the next one. The collections are counted by
-//	    the finalizer of an object that is made unreachable again at each
-//	    run (gcClock): it sweeps every cache once per collection while
-//	    some cache holds a scratch, and is not armed otherwise.
-//	C3  A fresh scratch holds zeros only. Its pages are faulted in by the
-//	    key pass, which runs on every worker: each piece of the slice maps
-//	    its part of buf, of the keys and of their buffer (prefault: one
-//	    system call on Linux, MADV_POPULATE_WRITE; a write of a zero per
-//	    page elsewhere, or where the kernel has no such call). The
-//	    runtime's own zeroing of reused memory, when make does it, cannot
-//	    be spread so: a call that allocates then pays it (C1 makes such
-//	    calls rare).
-//
-//	    A call that allocates still pays for its fresh pages, and by their
-//	    number (issue 32, measured on the development VM, 4M 32-byte
-//	    records after three collections and debug.FreeOSMemory): the
-//	    cost is mostly the host's, not the guest kernel's. The guest
-//	    reports memory it frees to the host in 2 MiB blocks (virtio-balloon
-//	    free page reporting), the host discards it, and the next touch
-//	    faults there too: 5 to 27 µs per 4 KiB page, with the time in the
-//	    guest's clear_page. Asking for transparent huge pages
-//	    (MADV_HUGEPAGE on the scratch) cut the faults from 49,000 to 1,200
-//	    a call but not the time, so it is not done; only a smaller scratch,
-//	    or one whose pages are not given back, makes such a call cheaper
-//	    (A1-A3).
-//	C4  With elements that hold pointers, buf is all zero whenever the
-//	    scratch is in the cache, so that it keeps no stale copy of an
-//	    element, and what the element points to, alive: every range of buf
-//	    is cleared once its elements are final in s (radixSorter.done).
-//	    The keys hold no pointers and are left as they are.
-
-// Arenas (Linux, elements without pointers, scratches of 1 MiB or more).
-// A program that sorts now and then, allocating in between, collects
-// its garbage between two calls: C2 drops the scratch, the runtime's
-// scavenger gives its pages back to the system, and the next call pays
-// for fresh pages again, by their number (C3's note: 49,000 faults, most
-// of a call's time for 4M records). So such a scratch lives outside the
-// Go heap, and outlives C2 for a while:
-//
-//	A1  The scratch of a call on elements without pointers, if it is
-//	    1 MiB or more, is one mapping (an arena): the keys and their
-//	    buffer, then buf. It is in the cache as any scratch (C1, C2).
-//	A2  When the cache lets its scratch go (C1, C2), or the scratch is
-//	    collected (a finalizer: left by a call whose key panicked), the
-//	    arena is kept idle, mapped, its pages as they are. A call that
-//	    finds no scratch in its cache takes the shortest idle arena long
-//	    enough before it maps a fresh one. The pages are not lazily freed
-//	    (MADV_FREE): on the development VM the first write to each page
-//	    after it cost as much as a fresh page (the whole call, about 850
-//	    ms of CPU against 290 ms kept as they are).
-//	A3  At most arenaKeep arenas are idle (the shortest is unmapped), and
-//	    an arena idle for arenaTTL is unmapped, by a timer that runs only
-//	    while some arena is idle: a program that has stopped sorting holds
-//	    the memory for at most arenaTTL. The Go runtime does not count it
-//	    (GOMEMLIMIT, runtime/metrics).
+// SortByKey's scratch memory, the cache that keeps it between calls,
+// and the arenas outside the Go heap that large scratches live in. The
+// design note sort_key_scratch.md states the protocol as steps K1-K9,
+// and argues why no scratch or arena is lost or used by two calls at
+// once; the code cites its steps.
 
 // keyScratch is the scratch memory of a SortByKey call: buf, a buffer at
 // least as long as the slice, and keys, the keys and their buffer (twice
@@ -107,33 +28,33 @@ type keyScratch[E any] struct {
 	keys  []uint64
 	cache *scratchCache[E]
 	// fresh is set on a scratch that its call allocated: its pages have
-	// not been touched yet (C3).
+	// not been touched yet (K3).
 	fresh bool
 	// idleGCs counts the collections the scratch has spent in the cache
-	// (C2).
+	// (K2).
 	idleGCs int
-	// arena is the mapping buf and keys lie in (A1), nil if they are on
+	// arena is the mapping buf and keys lie in (K5), nil if they are on
 	// the heap.
 	arena *arena
 }
 
 // arena is memory outside the Go heap for the scratches of elements
-// without pointers (A1).
+// without pointers (K5).
 type arena struct {
 	mem  []byte
-	idle time.Time // when it became idle (A3)
+	idle time.Time // when it became idle (K7)
 }
 
 const (
 	// arenaMin is the smallest scratch, in bytes, put in an arena.
 	arenaMin = 1 << 20
-	// arenaKeep is the most arenas kept idle (A3).
+	// arenaKeep is the most arenas kept idle (K7).
 	arenaKeep = 2
-	// arenaTTL is how long an arena is kept idle (A3).
+	// arenaTTL is how long an arena is kept idle (K7).
 	arenaTTL = time.Minute
 )
 
-// arenas holds the idle arenas (A2, A3), and the timer that unmaps them,
+// arenas holds the idle arenas (K6, K7), and the timer that unmaps them,
 // set while some arena is idle.
 var arenas struct {
 	mu    sched.Lock // fj's own: a holder waiting in it is no stall
@@ -142,19 +63,22 @@ var arenas struct {
 }
 
 // scratchCache holds the scratches that calls on elements of type E have
-// given back (C1).
+// given back (K1).
 type scratchCache[E any] struct {
 	mu   sched.Lock // fj's own: a holder waiting in it is no stall
 	idle []*keyScratch[E]
-	// pointers is set if E holds pointers (C4).
+	// pointers is set if E holds pointers (K4).
 	pointers bool
 }
 
-// scratchSweeper is what gcClock sees of a scratchCache of any type.
+// scratchSweeper is what gcClock and freeArenas see of a scratchCache
+// of any type.
 type scratchSweeper interface {
 	// sweep ages the idle scratches by one collection, drops those that
 	// have been idle for two, and reports whether any are left.
 	sweep() bool
+	// dropArenas drops the idle scratches that lie in an arena.
+	dropArenas()
 }
 
 // scratchCaches maps an element type (a reflect.Type) to its
@@ -162,7 +86,8 @@ type scratchSweeper interface {
 var scratchCaches sync.Map
 
 // takeScratch returns a scratch for a slice of n elements: from E's
-// cache if it holds one long enough, else a fresh one.
+// cache if it holds one long enough (K1), else a fresh one, in an arena
+// if E has no pointers and the scratch is large (K5).
 func takeScratch[E any](n int) *keyScratch[E] {
 	t := reflect.TypeFor[E]()
 	v, ok := scratchCaches.Load(t)
@@ -183,18 +108,16 @@ func takeScratch[E any](n int) *keyScratch[E] {
 	c.mu.Unlock()
 	if size := int(unsafe.Sizeof(*new(E))); !c.pointers && size > 0 && n*(size+16) >= arenaMin {
 		if a, fresh := takeArena(n * (size + 16)); a != nil {
-			// A1: the keys first, at the arena's start (page-aligned),
+			// K5: the keys first, at the arena's start (page-aligned),
 			// then buf, at a multiple of 8 bytes.
 			p := unsafe.Pointer(unsafe.SliceData(a.mem))
-			sc := &keyScratch[E]{
+			return &keyScratch[E]{
 				buf:   unsafe.Slice((*E)(unsafe.Add(p, 16*n)), n),
 				keys:  unsafe.Slice((*uint64)(p), 2*n),
 				cache: c,
 				fresh: fresh,
 				arena: a,
 			}
-			runtime.SetFinalizer(sc, dropScratchArena[E]) // A2
-			return sc
 		}
 	}
 	return &keyScratch[E]{buf: make([]E, n), keys: make([]uint64, 2*n), cache: c, fresh: true}
@@ -203,7 +126,7 @@ func takeScratch[E any](n int) *keyScratch[E] {
 // takeArena returns an arena of at least n bytes: the shortest idle one
 // long enough (not fresh: its pages may be mapped still, with anything in
 // them), or a fresh mapping (zero, no page mapped yet), or nil if the
-// system has none to give (A2).
+// system has none to give (K5).
 func takeArena(n int) (a *arena, fresh bool) {
 	arenas.mu.Lock()
 	best := -1
@@ -225,13 +148,9 @@ func takeArena(n int) (a *arena, fresh bool) {
 	return nil, false
 }
 
-// dropScratchArena is the finalizer of a scratch in an arena: nothing
-// can reach its memory any more, so the arena goes idle (A2).
-func dropScratchArena[E any](sc *keyScratch[E]) { dropArena(sc.arena) }
-
 // dropArena keeps a idle, unmapping the shortest idle arena if there are
 // too many, and starts the timer that unmaps those idle for arenaTTL if
-// it is not running (A2, A3).
+// it is not running (K6, K7).
 func dropArena(a *arena) {
 	a.idle = time.Now()
 	arenas.mu.Lock()
@@ -252,7 +171,7 @@ func dropArena(a *arena) {
 }
 
 // arenaTimer unmaps the arenas idle for arenaTTL, and runs again when the
-// next one will have been, if any is left (A3).
+// next one will have been, if any is left (K7).
 func arenaTimer() {
 	now := time.Now()
 	if next, ok := sweepArenas(now); ok {
@@ -264,7 +183,7 @@ func arenaTimer() {
 
 // sweepArenas unmaps the arenas idle for arenaTTL at now, and returns
 // when the next of those left will have been, or false if none is left;
-// then the timer is cleared (A3).
+// then the timer is cleared (K7).
 func sweepArenas(now time.Time) (next time.Time, left bool) {
 	arenas.mu.Lock()
 	var drop []*arena
@@ -292,8 +211,8 @@ func sweepArenas(now time.Time) (next time.Time, left bool) {
 }
 
 // shortest returns the index of the smallest of idle by size: what a
-// cache holding more than it keeps drops (the arenas, A2; the scratch
-// caches, release), since a large one serves more calls.
+// cache holding more than it keeps drops (the arenas, K7; the scratch
+// caches, K1), since a large one serves more calls.
 func shortest[T any](idle []T, size func(T) int) int {
 	short := 0
 	for i, x := range idle {
@@ -304,8 +223,20 @@ func shortest[T any](idle []T, size func(T) int) int {
 	return short
 }
 
-// release gives sc back to its cache, for a later call. With elements
-// that hold pointers, sc.buf must be all zero (C4).
+// giveBack is deferred by the call that took sc: it gives sc back to
+// its cache (release) if the call returned, and also if it panicked when
+// E holds no pointers, so that an arena is never left behind (K1, K6).
+// With pointers, a panic may have left copies of elements in buf (K4):
+// such a scratch is left to the garbage collector.
+func (sc *keyScratch[E]) giveBack(returned *bool) {
+	if *returned || !sc.cache.pointers {
+		sc.release()
+	}
+}
+
+// release gives sc back to its cache, for a later call (K1), then, if
+// sc is an arena, checks the arenas against the memory limit (K9). With
+// elements that hold pointers, sc.buf must be all zero (K4).
 func (sc *keyScratch[E]) release() {
 	c := sc.cache
 	sc.fresh, sc.idleGCs = false, 0
@@ -320,21 +251,23 @@ func (sc *keyScratch[E]) release() {
 	}
 	c.mu.Unlock()
 	gcClock.arm()
+	if sc.arena != nil {
+		trimToLimit() // as the call returns
+	}
 }
 
-// drop is called on a scratch the cache lets go (C1, C2): an arena goes
-// idle now (A2), not at the collection after the next one, when the
-// scratch's finalizer would run; whoever needs it next may come sooner.
+// drop is called on a scratch the cache lets go (K1, K2, K9), under the
+// cache's lock: an arena goes idle (K6), and the scratch is left without
+// memory.
 func (sc *keyScratch[E]) drop() {
 	if sc.arena != nil {
-		runtime.SetFinalizer(sc, nil)
 		a := sc.arena
 		sc.buf, sc.keys, sc.arena = nil, nil, nil
 		dropArena(a)
 	}
 }
 
-// sweep implements scratchSweeper (C2).
+// sweep implements scratchSweeper (K2).
 func (c *scratchCache[E]) sweep() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -352,11 +285,12 @@ func (c *scratchCache[E]) sweep() bool {
 }
 
 // gcClock sweeps the scratch caches once per garbage collection while
-// some cache holds a scratch (C2). armed is set while a gcTick with a
-// finalizer exists: one at a time. mu is held by arm, and by the
-// finalizer for the whole sweep, so that a release racing with a sweep
-// that finds every cache empty either is seen by the sweep or arms the
-// clock again once the sweep has disarmed it; never neither.
+// some cache holds a scratch, or some arena is idle and a memory limit
+// is set (K2, K9). armed is set while a gcTick with a finalizer exists:
+// one at a time. mu is held by arm, and by the finalizer for the whole
+// sweep, so that a release racing with a sweep that finds every cache
+// empty either is seen by the sweep or arms the clock again once the
+// sweep has disarmed it; never neither.
 var gcClock clock
 
 type clock struct {
@@ -381,9 +315,10 @@ func (c *clock) arm() {
 }
 
 // gcTicked runs on the finalizer goroutine after each collection that
-// found t unreachable: it sweeps every cache, and sets t's finalizer
-// again (t is then reachable from nothing, and the next collection finds
-// it so again) unless every cache is empty.
+// found t unreachable: it sweeps every cache (K2), checks the arenas
+// against the memory limit (K9), and sets t's finalizer again (t is then
+// reachable from nothing, and the next collection finds it so again)
+// unless every cache is empty and, with a limit set, no arena is idle.
 func gcTicked(t *gcTick) {
 	gcClock.mu.Lock()
 	defer gcClock.mu.Unlock()
@@ -394,6 +329,12 @@ func gcTicked(t *gcTick) {
 		}
 		return true
 	})
+	trimToLimit()
+	if !left && limitSet() {
+		arenas.mu.Lock()
+		left = len(arenas.idle) > 0
+		arenas.mu.Unlock()
+	}
 	if left {
 		runtime.SetFinalizer(t, gcTicked)
 	} else {
@@ -401,11 +342,119 @@ func gcTicked(t *gcTick) {
 	}
 }
 
+// dropArenas implements scratchSweeper (K9).
+func (c *scratchCache[E]) dropArenas() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := c.idle[:0]
+	for _, sc := range c.idle {
+		if sc.arena != nil {
+			sc.drop()
+		} else {
+			kept = append(kept, sc)
+		}
+	}
+	clear(c.idle[len(kept):])
+	c.idle = kept
+}
+
+// trimToLimit unmaps every arena that no call holds if overLimit (K9).
+func trimToLimit() {
+	if overLimit() {
+		freeArenas()
+	}
+}
+
+// freeArenas drops every cached scratch that lies in an arena, one cache
+// at a time, then unmaps every idle arena (K9). Arenas held by running
+// calls are left to them.
+func freeArenas() {
+	scratchCaches.Range(func(_, c any) bool {
+		c.(scratchSweeper).dropArenas()
+		return true
+	})
+	arenas.mu.Lock()
+	idle := arenas.idle
+	arenas.idle = nil
+	arenas.mu.Unlock()
+	for _, a := range idle {
+		unmapArena(a.mem)
+	}
+}
+
+// limitSet reports whether a memory limit is set (debug.SetMemoryLimit,
+// or GOMEMLIMIT).
+func limitSet() bool { return debug.SetMemoryLimit(-1) != math.MaxInt64 }
+
+// overLimit reports whether a memory limit is set and the runtime's
+// memory with the heap at its goal, plus the scratch mapped outside the
+// heap (K8), passes it (K9).
+func overLimit() bool {
+	outside := sched.ScratchBytes.Load()
+	if outside <= 0 {
+		return false
+	}
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return false
+	}
+	return readRuntimeMem().atGoal()+uint64(outside) > uint64(limit)
+}
+
+// runtimeMem is what runtime/metrics says of the memory the Go runtime
+// holds, in the terms of its memory limit (K9).
+type runtimeMem struct {
+	// total is what the runtime has mapped; released, the part of the
+	// heap given back to the system. The limit counts total-released.
+	total, released uint64
+	// heap is the heap the limit counts: spans in use (objects and the
+	// space between them) and free spans not given back.
+	heap uint64
+	// goal is the heap's goal for the end of the current cycle.
+	goal uint64
+}
+
+// memMetrics are the metrics readRuntimeMem reads, in the order it
+// reads them.
+var memMetrics = [...]string{
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/gc/heap/goal:bytes",
+}
+
+// readRuntimeMem reads runtimeMem's figures (a metric this Go does not
+// have reads as 0).
+func readRuntimeMem() runtimeMem {
+	var s [len(memMetrics)]metrics.Sample
+	for i, name := range memMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s[:])
+	var v [len(memMetrics)]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	return runtimeMem{total: v[0], released: v[1], heap: v[2] + v[3] + v[4], goal: v[5]}
+}
+
+// atGoal returns the memory the limit counts once the heap has grown to
+// its goal, the rest as it is now: what the runtime may hold before its
+// next collection without counting any arena.
+func (m runtimeMem) atGoal() uint64 {
+	used := m.total - min(m.released, m.total)
+	return used - min(m.heap, used) + max(m.heap, m.goal)
+}
+
 // pageBytes is the smallest page size of the systems Go runs on: a write
 // every pageBytes touches every page.
 const pageBytes = 4096
 
-// touchPages faults in the pages that s spans (C3). s must hold zero
+// touchPages faults in the pages that s spans (K3). s must hold zero
 // values only, as fresh memory does: it is left as it was.
 func touchPages[E any](s []E) {
 	size := uintptr(unsafe.Sizeof(*new(E)))

@@ -47,6 +47,19 @@ type Stats struct {
 	// StallReport.SpareLimit tasks handed over already. Sub keeps the
 	// later Spares and subtracts the others.
 	Spares, SparesStarted, Stalls, SparesAtLimit, HandOvers uint64
+	// ScratchBytes is a gauge of the process, not of the pool: the bytes
+	// of parallel.SortByKey's scratch memory that lie outside the Go heap
+	// at the moment of the snapshot, whichever pool or goroutine sorted.
+	// They are in use by sorts running now, or kept for later sorts
+	// (for at most a minute after two collections; see
+	// parallel.SortByKey). Only the scratch of elements without
+	// pointers, 1 MiB or more, on Linux, lies there; elsewhere it is 0.
+	// The Go runtime counts none of these bytes: neither runtime/metrics
+	// nor MemStats shows them, and the memory limit (GOMEMLIMIT) does not
+	// see them; with a limit set, a sort gives the kept ones back as it
+	// returns when they, with the heap grown to its goal, would pass it.
+	// Sub keeps the later snapshot's value.
+	ScratchBytes uint64
 }
 
 // WorkerStats are one worker's counters.
@@ -106,6 +119,7 @@ func (p *Pool) Stats() Stats {
 	s.Blocking, s.MostBlocking = ss.Blocking, ss.MostBlocking
 	s.Spares, s.SparesStarted, s.Stalls, s.SparesAtLimit = ss.Spares, ss.SparesStarted, ss.Stalls, ss.SparesAtLimit
 	s.HandOvers = ss.HandOvers
+	s.ScratchBytes = uint64(max(0, sched.ScratchBytes.Load()))
 	s.setWorkers(ss.Workers)
 	return s
 }
@@ -132,11 +146,11 @@ func (w WorkerStats) counters() sched.Counters { return *(*sched.Counters)(unsaf
 
 // Sub returns the counters of s minus those of an earlier snapshot of the
 // same pool: the activity in between. The gauges (Parked, Blocking,
-// MostBlocking, Spares) are s's own.
+// MostBlocking, Spares, ScratchBytes) are s's own.
 func (s Stats) Sub(earlier Stats) Stats {
 	d := Stats{Submitted: s.Submitted - earlier.Submitted}
 	d.Blocking, d.MostBlocking = s.Blocking, s.MostBlocking
-	d.Spares = s.Spares
+	d.Spares, d.ScratchBytes = s.Spares, s.ScratchBytes
 	d.SparesStarted, d.Stalls = s.SparesStarted-earlier.SparesStarted, s.Stalls-earlier.Stalls
 	d.SparesAtLimit = s.SparesAtLimit - earlier.SparesAtLimit
 	d.HandOvers = s.HandOvers - earlier.HandOvers
@@ -168,6 +182,7 @@ func (s Stats) String() string {
 	fmt.Fprintf(&b, "in blocking sections: %d now, %d at most\n", s.Blocking, s.MostBlocking)
 	fmt.Fprintf(&b, "stalls: %d; spare workers: %d now, %d started, %d refused at the limit; hand-overs: %d\n",
 		s.Stalls, s.Spares, s.SparesStarted, s.SparesAtLimit, s.HandOvers)
+	fmt.Fprintf(&b, "SortByKey scratch outside the Go heap (the process's): %d bytes\n", s.ScratchBytes)
 	fmt.Fprintf(&b, "submitted from outside: %d\n", s.Submitted)
 	return b.String()
 }

@@ -123,18 +123,19 @@ func TestStatsAfterClose(t *testing.T) {
 		if d.Total.Executed+mid.Total.Executed != s.Total.Executed {
 			t.Errorf("workers=%d: Sub: Executed %d + earlier %d != %d", workers, d.Total.Executed, mid.Total.Executed, s.Total.Executed)
 		}
-		if z := s.Sub(s); !cmp.Equal(z, pool.Stats{Workers: make([]pool.WorkerStats, workers)}) {
+		// ScratchBytes is the process's gauge: s's own, not a difference.
+		if z := s.Sub(s); !cmp.Equal(z, pool.Stats{Workers: make([]pool.WorkerStats, workers), ScratchBytes: s.ScratchBytes}) {
 			t.Errorf("workers=%d: s.Sub(s) = %+v, want all zero", workers, z)
 		}
 
 		str := s.String()
-		for _, want := range []string{"total", "submitted", "executed"} {
+		for _, want := range []string{"total", "submitted", "executed", "SortByKey scratch"} {
 			if !strings.Contains(str, want) {
 				t.Errorf("workers=%d: Stats.String() does not mention %q:\n%s", workers, want, str)
 			}
 		}
-		if lines := strings.Count(str, "\n"); lines != workers+5 {
-			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total, blocking sections, stalls and submitted:\n%s", workers, lines, workers, str)
+		if lines := strings.Count(str, "\n"); lines != workers+6 {
+			t.Errorf("workers=%d: Stats.String() has %d lines, want a header, %d workers, total, blocking sections, stalls, scratch and submitted:\n%s", workers, lines, workers, str)
 		}
 	}
 }
@@ -142,16 +143,17 @@ func TestStatsAfterClose(t *testing.T) {
 func TestStatsSubArithmetic(t *testing.T) {
 	ws := allCounters
 	later := pool.Stats{Workers: []pool.WorkerStats{ws(100), ws(200)}, Submitted: 50,
-		Blocking: 3, MostBlocking: 9, Spares: 2, SparesStarted: 7, Stalls: 5}
+		Blocking: 3, MostBlocking: 9, Spares: 2, SparesStarted: 7, Stalls: 5, ScratchBytes: 1 << 20}
 	later.Total = sumWorkers(later.Workers)
 	earlier := pool.Stats{Workers: []pool.WorkerStats{ws(10), ws(20)}, Submitted: 8,
-		Blocking: 1, MostBlocking: 4, Spares: 1, SparesStarted: 3, Stalls: 2}
+		Blocking: 1, MostBlocking: 4, Spares: 1, SparesStarted: 3, Stalls: 2, ScratchBytes: 3 << 20}
 	earlier.Total = sumWorkers(earlier.Workers)
 
 	delta := sameCounters
-	// Blocking, MostBlocking and Spares are gauges: the later values.
+	// Blocking, MostBlocking, Spares and ScratchBytes are gauges: the
+	// later values.
 	want := pool.Stats{Workers: []pool.WorkerStats{delta(90), delta(180)}, Total: delta(270), Submitted: 42,
-		Blocking: 3, MostBlocking: 9, Spares: 2, SparesStarted: 4, Stalls: 3}
+		Blocking: 3, MostBlocking: 9, Spares: 2, SparesStarted: 4, Stalls: 3, ScratchBytes: 1 << 20}
 	// Parked is a gauge: Sub keeps the later snapshot's value.
 	want.Workers[0].Parked = later.Workers[0].Parked
 	want.Workers[1].Parked = later.Workers[1].Parked

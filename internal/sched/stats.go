@@ -1,5 +1,13 @@
 package sched
 
+import "sync/atomic"
+
+// ScratchBytes is a gauge of the process, not of a pool: the bytes of
+// parallel.SortByKey's scratch mapped outside the Go heap now
+// (parallel/sort_key_scratch.md, K8). parallel keeps it; pool.Stats
+// reports it.
+var ScratchBytes atomic.Int64
+
 // Plus returns c and o added counter by counter: the counters of two
 // workers.
 func (c Counters) Plus(o Counters) Counters {
