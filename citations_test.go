@@ -313,6 +313,21 @@ func labelDefs(t *testing.T, files []string) *noteLabels {
 			}
 		}
 	}
+	// One label, one step: every note has a prefix of its own, so that
+	// a label names its note wherever it is cited (issue 48: H1 meant
+	// different steps in wsdeque.md and stall.md, C1 in carrier.md and
+	// SortByKey's scratch).
+	byLetter := map[byte]string{}
+	for _, note := range slices.Sorted(maps.Keys(nl.defs)) {
+		for _, label := range slices.Sorted(maps.Keys(nl.defs[note])) {
+			if other, ok := byLetter[label[0]]; ok && other != note {
+				nl.errs = append(nl.errs, fmt.Sprintf("%s:%d: %s has the prefix %c, which %s uses: give each note a letter of its own",
+					note, nl.defs[note][label].line, label, label[0], other))
+				break
+			}
+			byLetter[label[0]] = note
+		}
+	}
 	// Two notes of one directory must not define the same label.
 	byDir := map[string]string{}
 	for _, note := range slices.Sorted(maps.Keys(nl.defs)) {
