@@ -108,10 +108,14 @@ func (w *Worker) Regain(g int64) {
 	}
 }
 
-// regain is Regain's slow path.
+// regain is Regain's slow path. g may be the caller's id negated: Holder
+// read it while a hand-over decided (Y2).
 //
 //go:noinline
 func (w *Worker) regain(g int64) {
+	if g < 0 {
+		g = -g
+	}
 	if !w.reclaim(g) {
 		panic("fj: internal error: a task lost its worker")
 	}
@@ -123,11 +127,9 @@ func (w *Worker) regain(g int64) {
 // program's code.
 func (w *Worker) Holder() int64 {
 	raceHandOff(w)
-	g := w.holder.Load()
 	// While a hand-over decides, the word is this goroutine's id
-	// negated (Y2): nobody else can hold w meanwhile.
-	m := g >> 63
-	return g ^ m - m
+	// negated (Y2): Regain's slow path takes it for the id.
+	return w.holder.Load()
 }
 
 // Release tells the race detector, in race builds, that the writes to w
