@@ -121,6 +121,23 @@ func pureForkJoin(t *testing.T, p *pool.Pool, depth int, seed uint64) {
 			t.Errorf("nested Sum")
 		}
 	})
+	// A newcomer's directory hasher: a DefineErr of 20,000 b.Go, each
+	// reading inside pool.BlockingValue, whose sections hand the
+	// workers on, and whose forks overflow small deques to the
+	// injector.
+	var hashed atomic.Int64
+	if err := taskblock.DefineErr(p, func(b *taskblock.Block) error {
+		for i := range 20000 {
+			b.Go(func(*pool.Worker) error {
+				n, err := pool.BlockingValue(func() (int, error) { return i & 7, nil })
+				hashed.Add(int64(n))
+				return err
+			})
+		}
+		return nil
+	}); err != nil || hashed.Load() != 20000/8*28 {
+		t.Errorf("the hasher: %v, %d", err, hashed.Load())
+	}
 	ys := slices.Clone(xs)
 	rand.New(rand.NewPCG(seed, 9)).Shuffle(len(ys), func(i, j int) { ys[i], ys[j] = ys[j], ys[i] })
 	parallel.Sort(p, ys)

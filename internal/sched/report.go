@@ -56,6 +56,11 @@ type pendingReport struct {
 	behind    bool
 }
 
+// chainGap is how soon after a hand-over the next link of a chain comes
+// (W5): a confirmation (V5) and a task run up to its wait take a few
+// milliseconds, and tens on a loaded machine.
+const chainGap = 100 * time.Millisecond
+
 // maxReportTasks bounds the tasks a report lists.
 const maxReportTasks = 8
 
@@ -99,13 +104,18 @@ func (p *Pool) noteStall(rep **pendingReport, seen []stallSeen, w *remote, s *st
 }
 
 // deliverReport is W5's delivery, once per pool: a threshold after the
-// first stall, unless the last tick still handed a worker over (a chain
-// of tasks blocking one after another: the report waits to say whether
-// the bound was reached), or now, when final (the monitor exits).
-func (p *Pool) deliverReport(rep **pendingReport, final, handed bool, now time.Time) {
+// first stall, unless a worker was handed over in the last chainGap
+// below the bound (a chain: tasks blocking one after another, each
+// handed over in turn), in which case it waits, a second at most, to say
+// whether the bound was reached; or now, when final (the monitor exits).
+func (p *Pool) deliverReport(rep **pendingReport, final bool, now time.Time) {
 	m := &p.stall
 	r := *rep
-	if r == nil || (!final && (now.Sub(r.first) < m.threshold || handed && m.atLimit.Load() == 0)) {
+	if r == nil {
+		return
+	}
+	chaining := now.Sub(m.lastHandOver) < chainGap && m.atLimit.Load() == 0
+	if age := now.Sub(r.first); !final && (age < m.threshold || chaining && age < m.threshold+time.Second) {
 		return
 	}
 	*rep = nil
@@ -132,11 +142,13 @@ func (p *Pool) deliverReport(rep **pendingReport, final, handed bool, now time.T
 // dumpStacks returns the stacks of the goroutines in want, by id, from
 // one dump of every goroutine (runtime.Stack stops the world while it
 // writes them: taken once per pool, for its report), in a buffer sized
-// for the goroutines alive, between 64 KiB and maxDump. truncated is the
+// for the goroutines alive (4 KiB each: a holder's stack, with fj's
+// frames under the program's, takes one or two), between 64 KiB and
+// maxDump. truncated is the
 // buffer's size if the dump filled it: goroutines past its end are
 // missing.
 func dumpStacks(want []int64) (stacks map[int64]string, truncated int) {
-	size := min(max(64<<10, runtime.NumGoroutine()<<10), maxDump)
+	size := min(max(64<<10, runtime.NumGoroutine()<<12), maxDump)
 	buf := make([]byte, size+2)
 	n := runtime.Stack(buf[:size], true)
 	if n == size {

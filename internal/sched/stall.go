@@ -88,6 +88,10 @@ type stallWatch struct {
 	// itself, panics instead.
 	handlerG atomic.Int64
 
+	// lastHandOver is when the monitor last handed a worker over (W5).
+	// Only the monitor touches it.
+	lastHandOver time.Time
+
 	// For tests: monitor goroutines started, ticks, goroutine dumps.
 	starts, ticks, dumps atomic.Int64
 }
@@ -166,7 +170,7 @@ func (p *Pool) watchStalls() {
 	pprof.SetGoroutineLabels(context.Background())
 	seen := make([]stallSeen, len(p.workers))
 	var rep *pendingReport // W5, this monitor's
-	defer func() { p.deliverReport(&rep, true, false, time.Now()) }()
+	defer func() { p.deliverReport(&rep, true, time.Now()) }()
 	t := time.NewTimer(lookEvery) // W3: not at once
 	defer t.Stop()
 	for {
@@ -247,7 +251,6 @@ func (p *Pool) stallTick(seen []stallSeen, rep **pendingReport, now time.Time) (
 		return false, false
 	}
 	l := gLook()
-	handed := false
 	for i, w := range p.workers {
 		s := &seen[i]
 		// W1: the mark and the holder. Loads of single words; a stale
@@ -291,10 +294,10 @@ func (p *Pool) stallTick(seen []stallSeen, rep **pendingReport, now time.Time) (
 			continue
 		}
 		if p.handOver(l, w, g) {
-			handed = true
+			m.lastHandOver = now // W5: a chain grows
 			*s = stallSeen{}
 		}
 	}
-	p.deliverReport(rep, false, handed, now)
+	p.deliverReport(rep, false, now)
 	return true, soon
 }
