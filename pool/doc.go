@@ -70,7 +70,7 @@
 // build. About a millisecond after a task starts to wait without a
 // section, in the program's own code (a channel operation or select,
 // sync.Cond, WaitGroup, a sleep, network I/O; a sync.Mutex or RWMutex
-// once it has waited 100 ms), while work waits for its worker (in the
+// once it has waited a second), while work waits for its worker (in the
 // worker's deque, private forks included, a parked task of the worker's
 // ready to resume, or the pool's queues with no other worker free), the
 // pool hands the worker to another goroutine, which runs that work; the
