@@ -2,6 +2,7 @@ package fj_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -90,6 +91,7 @@ func benchPool(b *testing.B, workers int, f func(w *pool.Worker, n int) int, n i
 	defer p.Close()
 	want := fibSeq(n)
 	b.ReportAllocs()
+	gcs := gcCount()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if got := forkjoin.Invoke(p, func(w *pool.Worker) int { return f(w, n) }); got != want {
@@ -98,6 +100,14 @@ func benchPool(b *testing.B, workers int, f func(w *pool.Worker, n int) int, n i
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(joins(n)), "ns/join")
+	b.ReportMetric(float64(gcCount()-gcs)/float64(b.N), "gcs/op")
+}
+
+// gcCount returns the number of garbage collections completed so far.
+func gcCount() uint32 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.NumGC
 }
 
 func BenchmarkFib27(b *testing.B) {
@@ -123,6 +133,86 @@ func BenchmarkFib27(b *testing.B) {
 	b.Run("impl=fj-spawn-2w", func(b *testing.B) { benchPool(b, 2, fibSpawn, fibN) })
 	b.Run("impl=fj-fork-1w", func(b *testing.B) { benchPool(b, 1, fibFork, fibN) })
 	b.Run("impl=fj-fork-2w", func(b *testing.B) { benchPool(b, 2, fibFork, fibN) })
+}
+
+// escape16 and escape32 return a fresh object of 16 or 32 bytes on the
+// heap: what a call of BenchmarkAllocWall's recursions allocates.
+//
+//go:noinline
+func escape16(n int) *[2]int { return &[2]int{n} }
+
+//go:noinline
+func escape32(n int) *[4]int { return &[4]int{n} }
+
+// fibAlloc0, fibAlloc16 and fibAlloc32 are fibSeq with a call of escape16
+// or escape32 in each call that recurses (fibAlloc0 calls neither, through
+// the same shape): plain Go, no fj.
+func fibAlloc0(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibAlloc0(n-1) + fibAlloc0(n-2)
+}
+
+func fibAlloc16(n int) int {
+	if n < 2 {
+		return n
+	}
+	o := escape16(n)
+	return fibAlloc16(n-1) + fibAlloc16(n-2) + o[0] - n
+}
+
+func fibAlloc32(n int) int {
+	if n < 2 {
+		return n
+	}
+	o := escape32(n)
+	return fibAlloc32(n-1) + fibAlloc32(n-2) + o[0] - n
+}
+
+// BenchmarkAllocWall is the wall that allocation puts in front of a
+// fine-grained recursion on this machine, without fj: fib(26) twice per
+// op, on one goroutine (one after the other) or on two (at once), when
+// each call that recurses allocates nothing, 16 bytes (what a fork of
+// fib with a closure allocates: the closure) or 32 bytes. Compare the
+// goroutines=2 rows with the goroutines=1 rows of the same size in one
+// run: the speedup that the collector leaves two cores, beside what fj's
+// fibs reach on 2 workers against 1 (BenchmarkFib27). gcs/op counts the
+// collections.
+func BenchmarkAllocWall(b *testing.B) {
+	const n = fibN - 1
+	for _, f := range []struct {
+		bytes int
+		fib   func(int) int
+	}{{0, fibAlloc0}, {16, fibAlloc16}, {32, fibAlloc32}} {
+		for _, goroutines := range []int{1, 2} {
+			b.Run(fmt.Sprintf("bytes=%d/goroutines=%d", f.bytes, goroutines), func(b *testing.B) {
+				want := 2 * fibSeq(n)
+				b.ReportAllocs()
+				gcs := gcCount()
+				b.ResetTimer()
+				for range b.N {
+					var got int
+					if goroutines == 1 {
+						got = f.fib(n) + f.fib(n)
+					} else {
+						var other int
+						var wg sync.WaitGroup
+						wg.Add(1)
+						go func() { defer wg.Done(); other = f.fib(n) }()
+						got = f.fib(n)
+						wg.Wait()
+						got += other
+					}
+					if got != want {
+						b.Fatalf("2 fib(%d) = %d, want %d", n, got, want)
+					}
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(gcCount()-gcs)/float64(b.N), "gcs/op")
+			})
+		}
+	}
 }
 
 // BenchmarkForkJoinLeaf is the fixed cost of one fork and its join, alone:

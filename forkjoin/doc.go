@@ -29,7 +29,9 @@
 // walk's children): JoinReduce folds the results and allocates nothing,
 // JoinAll returns them. Join(w, fa, fb) takes two closures (one
 // allocation, the caller's fb). Fork returns a Future that any task may
-// join, any number of times (an allocation for the Future).
+// join, any number of times: one allocation too, the caller's closure,
+// where the Future does not outlive the function that forked it (one
+// more where it does).
 //
 // While every worker is busy, a fork stays private to its worker; it is
 // published for others to steal as soon as a worker is idle, at the

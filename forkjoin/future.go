@@ -7,7 +7,7 @@ import (
 
 // Future is the pending result of a function started with Fork.
 type Future[T any] struct {
-	j sched.Future[pool.Worker, T] // the scheduler's future job
+	j sched.FutureState[pool.Worker, T] // its state: a pointer to the scheduler's job, and the outcome once joined
 }
 
 // Fork starts f(w) as a task on w's deque, where an idle worker may steal
@@ -16,18 +16,16 @@ type Future[T any] struct {
 // panic, if any, come out. An unjoined future still runs, but a panic in it
 // is lost.
 //
-// A Future costs an allocation besides the caller's closure; where the
-// forked function is the same as the forker's, or there are many to fork
-// and join at once, JoinArgs and JoinAll cost none.
+// A fork allocates nothing but the caller's closure where the Future does
+// not outlive the function that forked it (the compiler keeps it in that
+// function's frame; the task behind it is recycled, as Spawn's and Join's
+// are). A Future that escapes, stored or passed to another task, costs one
+// allocation more. Where the forked function is the same as the forker's,
+// or there are many to fork and join at once, JoinArgs and JoinAll need
+// no closure.
 func Fork[T any](w *pool.Worker, f func(w *pool.Worker) T) *Future[T] {
-	if w == nil {
-		panic("forkjoin: Fork with a nil *pool.Worker")
-	}
-	if f == nil {
-		panic("forkjoin: Fork with a nil function")
-	}
 	fu := new(Future[T])
-	fu.j.Fork(sw(w), f)
+	fu.j.Fork(w, f) // checks its arguments
 	return fu
 }
 
@@ -47,7 +45,7 @@ func (f *Future[T]) Join(w *pool.Worker) T {
 	if w == nil {
 		panic("forkjoin: Join with a nil *pool.Worker")
 	}
-	return f.j.Join(sw(w))
+	return f.j.Join(w)
 }
 
 // Done reports whether the future's task has finished, without waiting.

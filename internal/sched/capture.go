@@ -128,14 +128,21 @@ func (w *Worker) Guard(f func(), done func(p *Panic)) {
 	defer func() {
 		if !returned {
 			w.Regain(g) // Y6: goexitReport reads the holder's carrier
-			seq := panicSeq.Add(1)
-			done(&Panic{Err: w.goexitReport(seq), Seq: seq})
+			done(w.goexitPanic())
 		}
 	}()
 	p := Capture(f)
 	returned = true
 	w.Regain(g) // Y6: done may touch w (a task block's count on its home, G7)
 	done(p)
+}
+
+// goexitPanic captures the runtime.Goexit that is unwinding the task
+// running on w, in a deferred function: the report its joiners raise
+// (goexitReport). The caller holds w again (stall.md, Y6: Regain).
+func (w *Worker) goexitPanic() *Panic {
+	seq := panicSeq.Add(1)
+	return &Panic{Err: w.goexitReport(seq), Seq: seq}
 }
 
 // goexitReport returns the report for a task that a Goexit is unwinding,

@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_joins writes zjoin.go: every typed form of the job type that forks
-// or joins (Join, JoinArgs, JoinSlice, Spawn and Spawned.Join, and the fork
-// of a group task) from the one skeleton below, as the sorts of package
+// or joins (Join, JoinArgs, JoinSlice, Spawn and Spawned.Join, a Future's
+// fork, and the fork of a group task) from the one skeleton below, as the sorts of package
 // parallel are written from one template. A generic function would be the
 // other way to write the skeleton once, but each step it would call
 // through a function value or a generic method costs the fork path a call
@@ -54,7 +54,7 @@ type form struct {
 	First    string // a join: the statements that run the first half here
 	Inline   string // a join: the statements that run the second half here, once taken back (j recycled first)
 	Take     string // a join: the statements that read a stolen job's result (in a func literal)
-	Epilogue string // a join: what comes after both halves, before it returns
+	Epilogue string // what comes after both halves of a join, or after a fork alone, before it returns
 	Unwind   bool   // a join of two halves: a panic unwinding the first half drops or waits for the second (unwound)
 }
 
@@ -204,6 +204,29 @@ r = f(pw)`,
 		Epilogue: `return r`,
 	},
 	{
+		Doc: `// Fork makes fu, a Future's zero value, the future of f forked onto pw's
+// worker (F1, E1), recycling the job found in the slot it fills (J4;
+// future.md, Q1): forkjoin.Fork, which documents it (and whose messages
+// its checks use). Nothing of fj's points at fu: the job does not know
+// it, so that fu may live in its caller's frame.`,
+		Sig: `(fu *FutureState[W, T]) Fork(pw *W, f func(*W) T)`,
+		Prologue: `w := (*Worker)(unsafe.Pointer(pw))
+if w == nil {
+	panic("forkjoin: Fork with a nil *pool.Worker")
+}
+if f == nil {
+	panic("forkjoin: Fork with a nil function")
+}
+if w.checkDue() {
+	w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
+}`,
+		Job:      `Future[W, T]`,
+		Init:     `f: f`,
+		Fill:     `j.f = f`,
+		Forks:    true,
+		Epilogue: `fu.j, fu.owner = j, w`,
+	},
+	{
 		Doc: `// forkGroupTask forks a task of g onto w that runs f(w') or fe(w') on
 // whichever worker w' takes it (exactly one is non-nil), recycling the
 // task object found in the slot it fills (J4): Go's fork, once g has
@@ -250,6 +273,9 @@ func {{.Sig}} {
 	}
 	{{- end}}
 	{{- if .Forks}}
+	{{- if .Epilogue}}
+	{{.Epilogue}}
+	{{- end}}
 	raceHandOff(w) // Y6: the program's code runs next
 	{{- if .Return}}
 	return {{.Return}}

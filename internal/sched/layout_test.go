@@ -80,12 +80,13 @@ func TestCountersPlusMinus(t *testing.T) {
 	}
 }
 
-// Every Fork allocates a Future, and every first fork of a recycled job
-// type allocates its job: a field added to task that takes it past 48
-// bytes moves a Future of a word-sized result from the 80-byte size class
-// to 96 or 112, a third more bytes for the collector per Fork (issue 33's
-// oneShot and idx fields did, until the fields were reordered: Fib27's
-// Fork rows allocated 38.8 MiB against 29.1 before).
+// Every first fork of a recycled job type allocates its job, and so does
+// every Fork whose job a join of another worker released (future.md,
+// Q8): a field added to task that takes it past 48 bytes moves a
+// Future job of a word-sized result from the 80-byte size class to 96 or
+// 112 (issue 33's oneShot and idx fields did, until the fields were
+// reordered, when every Fork allocated its job: Fib27's Fork rows
+// allocated 38.8 MiB against 29.1 before).
 func TestTaskSizes(t *testing.T) {
 	for _, s := range []struct {
 		name       string

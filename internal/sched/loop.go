@@ -78,13 +78,14 @@ func (w *Worker) local() *task {
 }
 
 // popOwn pops the newest task of w's deque for its holder to run, or nil.
-// A task that is not one of w's recycled jobs (another worker's task,
-// moved here by a batch, or a future) leaves its slot: the slot must not
-// keep it, nor what it carries, once it has run (issue 33).
+// A task that is not one of w's jobs (another worker's task, moved here
+// by a batch) leaves its slot: the slot must not keep it, nor what it
+// carries, once it has run (issue 33). w's own jobs stay, to be recycled
+// (J4) by their joins, which clear them.
 func (w *Worker) popOwn() *task {
 	w.mustOwn()
 	t := w.dq.Pop()
-	if t != nil && (t.forker != w || t.oneShot) {
+	if t != nil && t.forker != w {
 		w.dq.Forget(w.dq.Bottom(), t)
 	}
 	return t

@@ -4,9 +4,10 @@ import "unsafe"
 
 // The typed forms of the job type: the joins, futures and group tasks
 // that forkjoin and taskblock offer users, wrapped there in one line
-// each. Their job types are below; the functions that fork and join them
-// (Join, JoinArgs, JoinSlice, Spawn and Spawned.Join, and a group task's
-// fork) are generated into zjoin.go from the one skeleton in gen_joins.go,
+// each. Their job types are below (a Future's, whose joins follow a
+// protocol of their own, is in future.go); the functions that fork and
+// join them (Join, JoinArgs, JoinSlice, Spawn and Spawned.Join, and the
+// forks of a Future and of a group task) are generated into zjoin.go from the one skeleton in gen_joins.go,
 // which states the steps below. They are generic in
 // W, the public worker type (pool.Worker, which consists of a Worker
 // alone: As converts at no cost), so that the functions users pass, which
@@ -98,87 +99,3 @@ type Spawned[W, T any] struct {
 	j   *spawnJob[W, T]
 	gen uint64
 }
-
-// Future is the job of a forkjoin.Future: a forked closure whose outcome
-// stays readable, by any number of joins from any task, for as long as
-// the Future is. It is not recycled: whoever holds it may join it again.
-type Future[W, T any] struct {
-	job
-	f   func(*W) T
-	res T
-	// Its task's forker is the worker whose deque it was pushed on, and
-	// its slot the slot it was pushed to.
-}
-
-// Run lets go of fn before it calls it: a Future dropped without a join,
-// once stolen, stays in its forker's deque slot until the slot is reused,
-// and must not keep what fn captured (issue 44).
-func (f *Future[W, T]) Run(w *Worker) {
-	f.complete(w, func() {
-		fn := f.f
-		f.f = nil
-		f.res = fn((*W)(unsafe.Pointer(w)))
-	})
-}
-
-// Fork makes f the future of fn and forks it onto w (F1, E1). f must be
-// new: a Future's zero value, allocated by the caller (forkjoin.Fork
-// embeds one in its own type, so that a fork allocates once).
-func (f *Future[W, T]) Fork(w *Worker, fn func(*W) T) {
-	if w.checkDue() {
-		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
-	}
-	f.f, f.oneShot = fn, true
-	f.bind(f)
-	w.fork(&f.task)
-	f.slot = w.dq.Slot(w.dq.Bottom() - 1) // unless it overflowed (spilled): then no slot holds it
-	raceHandOff(w)                        // stall.md, Y6: the program's code runs next
-}
-
-// Join returns the future's result, running it here if its forker joins it
-// while it is still at the bottom of the forker's deque (J1), and waiting
-// for it otherwise (J3); it re-raises the future's panic.
-func (f *Future[W, T]) Join(w *Worker) T {
-	if w.checkDue() {
-		w.checkFork("forkjoin.Future.Join") // panics, naming the mistake (debug.go)
-	}
-	if !f.done.IsSet() {
-		if w != f.forker {
-			w.WaitFor(&f.done)
-		} else {
-			if w.join(&f.job) {
-				// Taken back: run it here. Its outcome is recorded and
-				// the latch set, as if it had run elsewhere, for other
-				// joins of the same future. Guard, not Capture: a Goexit
-				// in it is the future's own, recorded for its other
-				// joiners, and the task running this join reports that
-				// it was aborted by it.
-				fn := f.f
-				f.f = nil
-				w.Guard(func() { f.res = fn((*W)(unsafe.Pointer(w))) }, f.record)
-			}
-		}
-	}
-	if w == f.forker {
-		f.forget(w) // also when it finished elsewhere before this join
-	}
-	raceHandOff(w) // stall.md, Y6: the program's code runs next
-	if p := f.panic; p != nil {
-		panic(p.Err)
-	}
-	return f.res
-}
-
-// forget makes the slot of f's forker's deque that f was pushed to let go
-// of it, once f has left the deque for good (taken back or run
-// elsewhere): a future is never recycled, and the slot must not keep it,
-// and its result, reachable after its joiner has dropped it. Only the
-// goroutine holding f's forker may call it.
-func (f *Future[W, T]) forget(w *Worker) {
-	if !f.spilled.Load() {
-		w.dq.Forget(int64(f.slot), &f.task)
-	}
-}
-
-// Done reports whether the future's task has finished.
-func (f *Future[W, T]) Done() bool { return f.done.IsSet() }

@@ -256,14 +256,8 @@ type task struct {
 	// recycled marks a finished task that its owner has recycled (J4). Only
 	// the worker that forked the task reads or writes it.
 	recycled bool
-	// oneShot marks a task that is never recycled (a Future): once it
-	// has run, the deque slot its fork used, slot (unless it spilled),
-	// must let go of it (Forget).
-	oneShot bool
-	slot    uint32 // a oneShot task's slot (Deque.Slot), set by its fork, for Forget
-	// The fields are in this order so that a task is 48 bytes, a job 64
-	// and a Future of a word-sized result 80, a size class of its own:
-	// every Fork allocates one (TestTaskSizes).
+	// The fields are in this order so that a task is 48 bytes and a job
+	// 64 (TestTaskSizes).
 }
 
 // runnable is what a task runs. Run is called exactly once, on the worker

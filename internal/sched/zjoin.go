@@ -269,6 +269,45 @@ func (s Spawned[W, T]) Join(pw *W) (r T) {
 	return r
 }
 
+// Fork makes fu, a Future's zero value, the future of f forked onto pw's
+// worker (F1, E1), recycling the job found in the slot it fills (J4;
+// future.md, Q1): forkjoin.Fork, which documents it (and whose messages
+// its checks use). Nothing of fj's points at fu: the job does not know
+// it, so that fu may live in its caller's frame.
+func (fu *FutureState[W, T]) Fork(pw *W, f func(*W) T) {
+	w := (*Worker)(unsafe.Pointer(pw))
+	if w == nil {
+		panic("forkjoin: Fork with a nil *pool.Worker")
+	}
+	if f == nil {
+		panic("forkjoin: Fork with a nil function")
+	}
+	if w.checkDue() {
+		w.checkFork("forkjoin.Fork") // panics, naming the mistake (debug.go)
+	}
+	var j *Future[W, T]
+	if t := w.reusable(); t != nil {
+		j, _ = t.r.(*Future[W, T])
+	}
+	if j == nil {
+		if t := w.reusableMoved(); t != nil { // J4, after a D5a
+			j, _ = t.r.(*Future[W, T])
+		}
+	}
+	if j == nil {
+		j = &Future[W, T]{f: f}
+		j.bind(j)
+		w.fork(&j.task)
+	} else {
+		j.f = f
+		if !w.reforkFast(&j.task) {
+			w.refork(&j.task)
+		}
+	}
+	fu.j, fu.owner = j, w
+	raceHandOff(w) // Y6: the program's code runs next
+}
+
 // forkGroupTask forks a task of g onto w that runs f(w') or fe(w') on
 // whichever worker w' takes it (exactly one is non-nil), recycling the
 // task object found in the slot it fills (J4): Go's fork, once g has

@@ -212,11 +212,6 @@ func (d *Deque[T]) Forget(i int64, x *T) {
 	}
 }
 
-// Slot returns the slot that index i maps to, for Forget: a slot is
-// what a caller keeps when it keeps one for an item (Forget takes an
-// index or a slot, as it masks either). Owner only.
-func (d *Deque[T]) Slot(i int64) uint32 { return uint32(i & d.mask) }
-
 // Bottom returns the index the next push will take: after a push, the
 // pushed item's index is Bottom()-1, and after a pop, the popped item's is
 // Bottom(). Owner only.
