@@ -347,7 +347,7 @@ func ExampleStats_String() {
 	fmt.Println(lines[0])
 	fmt.Println(lines[len(lines)-1])
 	// Output:
-	// worker      executed     steals  stealops  private       failed  injector  overflow   sleeps  wakeups    parks  parked
+	// worker      executed     steals  stealops  private       failed  injector  overflow   sleeps  wakeups    parks barriers  parked
 	// submitted from outside: 3
 }
 

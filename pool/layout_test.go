@@ -30,7 +30,7 @@ func TestWorkerStatsIsTheSchedulersCounters(t *testing.T) {
 		c[i] = uint64(i + 1)
 	}
 	w := workerStats(c)
-	got := []uint64{w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.StealOps, w.PrivateSteals, w.Parked}
+	got := []uint64{w.Executed, w.Steals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.StealOps, w.PrivateSteals, w.Barriers, w.Parked}
 	for i, v := range got {
 		if v != uint64(i+1) {
 			t.Errorf("field %d of WorkerStats holds counter %d", i, v)

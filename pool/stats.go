@@ -101,6 +101,16 @@ type WorkerStats struct {
 	// where the platform has no such barrier (see the package
 	// documentation, "Greedy").
 	PrivateSteals uint64
+	// Barriers counts the process-wide memory barriers the worker ran
+	// (membarrier(2) on Linux), which interrupt every running thread of
+	// the process, the busy workers' included: the private steals' and
+	// the one an idle worker runs before it sleeps, so that it does not
+	// sleep while a fork waits unpublished in a busy worker's deque. An
+	// idle episode (running out of work, searching, sleeping) runs at
+	// most one, and the number per fork of a busy worker does not grow
+	// with the number of idle workers. It is zero where the platform has
+	// no such barrier (see the package documentation, "Greedy").
+	Barriers uint64
 	// Parked is a gauge, not a counter: the number of the worker's tasks
 	// parked in a wait at the moment of the snapshot, those whose wait is
 	// over and that wait for the worker to come back to them included.
@@ -169,11 +179,11 @@ func (s Stats) Sub(earlier Stats) Stats {
 // total, then the pool-wide figures.
 func (s Stats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %12s %10s %9s %8s %12s %9s %9s %8s %8s %8s %7s\n",
-		"worker", "executed", "steals", "stealops", "private", "failed", "injector", "overflow", "sleeps", "wakeups", "parks", "parked")
+	fmt.Fprintf(&b, "%-7s %12s %10s %9s %8s %12s %9s %9s %8s %8s %8s %8s %7s\n",
+		"worker", "executed", "steals", "stealops", "private", "failed", "injector", "overflow", "sleeps", "wakeups", "parks", "barriers", "parked")
 	row := func(name string, w WorkerStats) {
-		fmt.Fprintf(&b, "%-7s %12d %10d %9d %8d %12d %9d %9d %8d %8d %8d %7d\n", name,
-			w.Executed, w.Steals, w.StealOps, w.PrivateSteals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.Parked)
+		fmt.Fprintf(&b, "%-7s %12d %10d %9d %8d %12d %9d %9d %8d %8d %8d %8d %7d\n", name,
+			w.Executed, w.Steals, w.StealOps, w.PrivateSteals, w.FailedSteals, w.InjectorPops, w.Overflows, w.Sleeps, w.Wakeups, w.Parks, w.Barriers, w.Parked)
 	}
 	for i, w := range s.Workers {
 		row(fmt.Sprint(i), w)

@@ -54,6 +54,17 @@ func WatchSleeps() (parks, whilePrivate func() int64, stop func()) {
 	return all.Load, priv.Load, func() { testHooks = nil }
 }
 
+// WatchSleepAttempts counts, until stop is called, the sleep attempts of
+// every pool's workers: their announcements (S1), each followed by the
+// re-check that runs the idle episode's one heavy barrier (S2a) or
+// none. No pool may be running while it starts or stops; it replaces
+// other hooks.
+func WatchSleepAttempts() (attempts func() int64, stop func()) {
+	var n atomic.Int64
+	testHooks = &hooks{afterAnnounce: func(*Worker) { n.Add(1) }}
+	return n.Load, func() { testHooks = nil }
+}
+
 // Run calls f on one of p's workers, as pool.Pool.Run does: on the
 // caller's worker if it is a task of p, else queued and waited for (Do).
 // For the scheduler's own tests.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/forkjoin/fj/forkjoin"
 	"github.com/forkjoin/fj/internal/fjtest"
+	"github.com/forkjoin/fj/internal/sched"
+	"github.com/forkjoin/fj/internal/wsdeque"
 	"github.com/forkjoin/fj/pool"
 )
 
@@ -59,4 +61,73 @@ func idleEpisodes(t *testing.T, n, bursts int) pool.Stats {
 	}
 	waitParked(p)
 	return p.Stats()
+}
+
+// Heavy barriers (membarrier, wsdeque.md H1) interrupt every running
+// thread of the process, the busy workers' included, so their number is
+// bounded by design (sleep.md, S2a): an idle worker runs at most one per
+// sleep attempt (the re-check before it parks, whose tops the private
+// steal that follows a cancelled sleep reuses, M2), and none while it
+// searches. Counted at 2 to 64 workers in two shapes: bursts of work from
+// outside that leave the whole pool idle after each (idleEpisodes), and
+// one worker forking trivial futures while the others are idle, where
+// each fork is published for them and wakes one when nobody searches
+// (P2). Per thousand forks of the busy worker, the barriers must not grow
+// with the idle workers: at most one searches at a time (U1's cap with
+// one busy worker), and only one is woken at a time.
+func TestScalingBarriers(t *testing.T) {
+	fjtest.Deadline(t, 120*time.Second)
+	if !wsdeque.PrivateSteals() {
+		t.Skip("no heavy barrier on this platform")
+	}
+	const forks = 100000
+	// The bound per 1000 forks: a few on this machine's cores; 20 leaves
+	// room for faster wake-ups, and the race detector's forks are ten
+	// times slower, with as many wake-ups per second.
+	limit := 20.0
+	if fjtest.RaceEnabled {
+		limit *= 10
+	}
+	perK2 := -1.0 // at n = 2, where only one worker can be idle
+	for _, n := range []int{2, 8, 16, 64} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			attempts, stop := sched.WatchSleepAttempts()
+			defer stop()
+			s := idleEpisodes(t, n, 20).Total
+			a := attempts()
+			t.Logf("n=%d, bursts: %d barriers, %d sleep attempts, %d sleeps", n, s.Barriers, a, s.Sleeps)
+			if int64(s.Barriers) > a {
+				t.Errorf("n=%d, bursts from outside: %d heavy barriers in %d sleep attempts, want at most one each\n%v", n, s.Barriers, a, s)
+			}
+
+			p := pool.New(pool.WithWorkers(n))
+			defer p.Close()
+			waitParked(p)
+			before, a0 := p.Stats(), attempts()
+			leaf := func(*pool.Worker) int { return 1 }
+			p.Run(func(w *pool.Worker) {
+				for range forks {
+					forkjoin.Fork(w, leaf).Join(w)
+				}
+			})
+			waitParked(p)
+			d, a := p.Stats().Sub(before).Total, attempts()-a0
+			perK := float64(d.Barriers) * 1000 / forks
+			t.Logf("n=%d, one busy worker: %d barriers in %d sleep attempts (%d sleeps): %.2f per 1000 forks", n, d.Barriers, a, d.Sleeps, perK)
+			if int64(d.Barriers) > a {
+				t.Errorf("n=%d, one busy worker: %d heavy barriers in %d sleep attempts, want at most one each\n%v", n, d.Barriers, a, d)
+			}
+			// A worker's sleep attempt follows a wake-up (or a cancelled
+			// attempt), of which one is outstanding at a time, whatever
+			// the idle workers: the count must not grow with them.
+			if perK > limit {
+				t.Errorf("n=%d, one busy worker: %.2f heavy barriers per 1000 forks, want at most %.0f\n%v", n, perK, limit, d)
+			}
+			if perK2 < 0 {
+				perK2 = perK
+			} else if perK > 3*perK2+3 {
+				t.Errorf("n=%d, one busy worker: %.2f heavy barriers per 1000 forks, %.2f with 2 workers: it grows with the idle workers\n%v", n, perK, perK2, d)
+			}
+		})
+	}
 }

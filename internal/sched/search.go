@@ -1,10 +1,6 @@
 package sched
 
-import (
-	"iter"
-
-	"github.com/forkjoin/fj/internal/wsdeque"
-)
+import "iter"
 
 // search is the holder's idle sub-machine (sleep.md: searching, waiting,
 // sleepy, asleep): it looks for work in the injector and other workers'
@@ -238,34 +234,24 @@ func (w *Worker) stealFrom(v *remote) *task {
 // worker was busy, left behind when a thief took its forker's last
 // published one). It is wsdeque.md's D8 for every victim at once: their
 // tops first, then one heavy barrier, paid by this idle thief alone, then
-// a claim. The owners' forks and pops pay nothing for it.
+// a claim. The owners' forks and pops pay nothing for it. A worker's
+// tops and barrier are those of its last sleep attempt (S2a, which
+// cancels the sleep for such a task): it runs no barrier here, so that an
+// idle episode runs at most one (sleep.md, S2a), and claims with each
+// barrier's tops once.
 func (w *Worker) stealPrivate() *task {
 	ws := w.victimWorkers()
 	n := len(ws)
-	if n == 0 || !wsdeque.PrivateSteals() {
-		return nil
+	if n == 0 || len(w.tops) < n {
+		return nil // no sleep attempt has read tops and run a barrier
 	}
-	if w.tops == nil {
-		w.tops = make([]int64, n)
-	}
-	any := false
-	for v, x := range ws {
-		t, ok := x.dq.Stealer().PrivateTop()
-		if !ok || v == w.id {
-			t = -1
-		}
-		w.tops[v] = t
-		any = any || t >= 0
-	}
-	if !any {
-		return nil
-	}
-	wsdeque.Barrier() // D8, H1
 	for v := range w.victims(n) {
-		if w.tops[v] < 0 {
+		t := w.tops[v]
+		if t < 0 {
 			continue
 		}
-		if t := ws[v].dq.Stealer().StealPrivate(w.tops[v]); t != nil {
+		w.tops[v] = -1 // one claim per barrier
+		if t := ws[v].dq.Stealer().StealPrivate(t); t != nil {
 			w.lastVictim = v
 			w.counts[countSteals]++
 			w.counts[countStealOps]++

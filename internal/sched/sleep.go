@@ -377,16 +377,41 @@ func (p *Pool) hasWork() bool {
 // we cancel the sleep and take the task (M2). So no worker sleeps while a
 // fork waits in a running worker's deque. The barrier is skipped when no
 // worker runs a task (nobody can be forking) or where private steals do
-// not exist (wsdeque.md, "Where there is no heavy barrier").
+// not exist (wsdeque.md, "Where there is no heavy barrier"). It is the
+// only heavy barrier of an idle episode: the victims' tops are read
+// before it (D8's first step) and kept for M2, whose claim of a task
+// left behind needs no barrier of its own then (stealPrivate).
 func (p *Pool) privateWork(self *Worker) bool {
 	if !wsdeque.PrivateSteals() {
 		return false
 	}
-	c := p.ctl.Load()
-	if int(searchingOf(c)+sleepingOf(c)+waitingOf(c)) >= len(p.workers) {
-		return false // every worker is idle: nobody forks
+	n := len(p.workers)
+	if self.tops == nil {
+		// The victims' tops for M2, then S2a's marks below.
+		self.tops = make([]int64, 2*n)
 	}
-	wsdeque.Barrier() // H1
+	tops, marks := self.tops[:n], self.tops[n:]
+	c := p.ctl.Load()
+	if int(searchingOf(c)+sleepingOf(c)+waitingOf(c)) >= n {
+		for i := range tops { // every worker is idle: nobody forks
+			tops[i] = -1
+		}
+		return false
+	}
+	for i, v := range p.workers {
+		t, ok := v.dq.Stealer().PrivateTop() // D8, step 1
+		if !ok || v == self.remote() {
+			t = -1
+		}
+		tops[i] = t
+	}
+	fenced := wsdeque.Barrier() // H1; D8, step 2
+	self.counts[countBarriers]++
+	if !fenced {
+		for i := range tops {
+			tops[i] = -1
+		}
+	}
 	// A private task seen now may be a fork between its push and its
 	// own publication (E1, which sees our announcement and publishes and
 	// notifies): that one needs no sleeper awake, and a recursion forking
@@ -394,15 +419,12 @@ func (p *Pool) privateWork(self *Worker) bool {
 	// apart, and cancel only for private tasks of a deque whose owner
 	// published nothing meanwhile (S2a): a fork left behind, not one
 	// being published.
-	if self.tops == nil {
-		self.tops = make([]int64, len(p.workers))
-	}
 	any := false
 	for i, v := range p.workers {
-		self.tops[i] = -1
+		marks[i] = -1
 		if v != self.remote() {
 			if pub, ok := v.dq.Stealer().PrivateMark(); ok {
-				self.tops[i], any = pub, true
+				marks[i], any = pub, true
 			}
 		}
 	}
@@ -412,11 +434,11 @@ func (p *Pool) privateWork(self *Worker) bool {
 	for range privateSpins {
 		left := false
 		for i, v := range p.workers {
-			if pub := self.tops[i]; pub >= 0 {
+			if pub := marks[i]; pub >= 0 {
 				if v.dq.Stealer().StillPrivate(pub) {
 					left = true
 				} else {
-					self.tops[i] = -1 // published, popped or stolen since
+					marks[i] = -1 // published, popped or stolen since
 				}
 			}
 		}

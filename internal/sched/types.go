@@ -157,7 +157,7 @@ type Worker struct {
 	flushed flushedCounters // written by the owner, read by Stats
 	spill   []*task         // owner only: overflow's batch, max(1, cap/2) long
 	pull    []*task         // owner only: popInjector's and stealFrom's batch, max(1, cap/2) long
-	tops    []int64         // owner only: stealPrivate's tops of the victims (D8)
+	tops    []int64         // owner only: the victims' tops S2a read before its barrier, for M2 (D8), then S2a's marks
 	// stealExec and stealLeaves are the executed count right after w's
 	// last steal and how many tasks it took: M1 takes a batch only when
 	// those ran as leaves (stealFrom). Owner only.
@@ -189,10 +189,10 @@ type Worker struct {
 	// hand-over's (stall.md, Y6: race_on.go).
 	raceSync uint8 //lint:ignore U1000 used in race builds
 	// A whole number of lines, so that the next object on the heap does
-	// not share the last one: 32 bytes on 64-bit platforms, 16 on 32-bit
+	// not share the last one: 24 bytes on 64-bit platforms, 8 on 32-bit
 	// ones, where the fields above take 112 bytes fewer (layout_test.go
 	// checks it, at compile time for every platform it is built for).
-	_ [4 * wordSize]byte
+	_ [4*wordSize - 8]byte
 }
 
 // The holder's state machine. A worker is run by one carrier goroutine at
@@ -460,6 +460,7 @@ const (
 	countParks
 	countStealOps
 	countPrivateSteals
+	countBarriers
 	countParked
 	numCounters
 )
