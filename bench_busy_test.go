@@ -211,4 +211,86 @@ func BenchmarkGenerator(b *testing.B) {
 			wg.Wait()
 		}
 	})
+	// Phases, as BOTS sparselu runs them: one generator task calls, in
+	// each of 50 phases, a task block whose body runs 36 tasks of about
+	// 300 µs with b.Run and waits for them (its Define), then goes on to
+	// the next phase. equal: every task holds its worker 300 µs; unequal:
+	// 100 to 500 µs by the task's index, the same total. On 2 workers the
+	// ideal is the phases' list schedules, summed (ideal-ms): 270 ms for
+	// equal. Beside them, the same phases with a goroutine per task and
+	// a WaitGroup per phase, on GOMAXPROCS 2. Where the time goes:
+	// steals/op and stealops/op (tasks and steals), parks/op (the
+	// generator waiting at a phase's end parks when its worker has nothing
+	// left), sleeps/op.
+	for _, shape := range []struct {
+		name string
+		each func(phase, i int) time.Duration
+	}{
+		{"equal", func(int, int) time.Duration { return 300 * time.Microsecond }},
+		{"unequal", func(phase, i int) time.Duration {
+			return time.Duration(100+((phase*7+i*13)%5)*100) * time.Microsecond
+		}},
+	} {
+		const phases, tasks = 50, 36
+		ideal := time.Duration(0)
+		for ph := range phases {
+			var load [2]time.Duration // list schedule of the phase's tasks, in order
+			for i := range tasks {
+				k := 0
+				if load[1] < load[0] {
+					k = 1
+				}
+				load[k] += shape.each(ph, i)
+			}
+			ideal += max(load[0], load[1])
+		}
+		idealMs := float64(ideal.Microseconds()) / 1e3
+		b.Run("phases="+shape.name+"/impl=fj", func(b *testing.B) {
+			p := pool.New(pool.WithWorkers(2))
+			defer p.Close()
+			before := p.Stats()
+			b.ReportAllocs()
+			for range b.N {
+				p.Run(func(w *pool.Worker) {
+					for ph := range phases {
+						taskblock.Define(w, func(blk *taskblock.Block) {
+							for i := range tasks {
+								d := shape.each(ph, i)
+								blk.Run(func(*pool.Worker) { hold(d) })
+							}
+						})
+					}
+				})
+			}
+			d := p.Stats().Sub(before)
+			ms := float64(b.Elapsed().Microseconds()) / 1e3 / float64(b.N)
+			b.ReportMetric(ms, "ms/op")
+			b.ReportMetric(idealMs, "ideal-ms")
+			b.ReportMetric(ms/idealMs, "ratio")
+			b.ReportMetric(float64(d.Total.Steals)/float64(b.N), "steals/op")
+			b.ReportMetric(float64(d.Total.StealOps)/float64(b.N), "stealops/op")
+			b.ReportMetric(float64(d.Total.Parks)/float64(b.N), "parks/op")
+			b.ReportMetric(float64(d.Total.Sleeps)/float64(b.N), "sleeps/op")
+		})
+		b.Run("phases="+shape.name+"/impl=goroutines", func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(2)
+			defer runtime.GOMAXPROCS(prev)
+			b.ReportAllocs()
+			for range b.N {
+				for ph := range phases {
+					var wg sync.WaitGroup
+					for i := range tasks {
+						d := shape.each(ph, i)
+						wg.Add(1)
+						go func() { defer wg.Done(); hold(d) }()
+					}
+					wg.Wait()
+				}
+			}
+			ms := float64(b.Elapsed().Microseconds()) / 1e3 / float64(b.N)
+			b.ReportMetric(ms, "ms/op")
+			b.ReportMetric(idealMs, "ideal-ms")
+			b.ReportMetric(ms/idealMs, "ratio")
+		})
+	}
 }
