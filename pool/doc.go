@@ -37,7 +37,13 @@
 // Linux's membarrier: about 2-3 µs, and up to tens of microseconds, for
 // the thief and for the interrupted worker alike, in a virtual machine
 // whose host takes the interrupt it sends); the forker's fork and join
-// pay nothing (WorkerStats.PrivateSteals counts these steals). Where that
+// pay nothing (WorkerStats.PrivateSteals counts these steals). An idle
+// worker runs at most one such barrier per attempt to sleep, the one that
+// makes sure no fork waits unpublished while it sleeps, and the private
+// steal that follows uses it: the interrupts a busy worker takes grow
+// with the idle episodes, of which one is in progress at a time while one
+// worker forks, not with the idle workers (WorkerStats.Barriers counts
+// them). Where that
 // barrier does not exist (systems other than Linux, architectures other
 // than amd64, kernels that refuse it), a private fork waits for its
 // forker's next fork, join, loop step or task boundary once a thief took
