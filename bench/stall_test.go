@@ -234,7 +234,7 @@ func BenchmarkStallMutexAcrossJoin(b *testing.B) {
 			mu.Lock() //fjvet:ignore lock-across-join the mutex across a join this benchmark measures
 			other := forkjoin.Fork(w, func(*pool.Worker) int {
 				close(stolen)
-				<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
+				<-started //fjvet:ignore blocking waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 				return 1
 			})
 			younger := forkjoin.Fork(w, func(*pool.Worker) int {
