@@ -78,8 +78,9 @@
 // package that does one of these when called (through any chain of such
 // calls: the message names it, and where it blocks). A task that blocks
 // holds its worker, and the work queued behind it waits; fj's stall watch
-// notices at run time and runs that work on a spare, about a millisecond
-// later each time; a section costs neither (see pool.Blocking).
+// notices at run time and hands the worker to another goroutine, which
+// runs that work, about a millisecond later each time; a section costs
+// neither (see pool.Blocking).
 //
 //	time.Sleep                         os.ReadFile, os.WriteFile, os.ReadDir
 //	sync.WaitGroup.Wait                os.Open, os.OpenFile, os.Create

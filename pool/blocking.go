@@ -17,10 +17,11 @@ import (
 // it fills, a fork of its own), only the pool's stall watch saves it. The
 // watch looks at each worker about every millisecond, whatever the others
 // do, and about a millisecond after a worker's task starts to wait while
-// work waits for the worker, a spare worker takes that work; the block is
-// reported once, a threshold later (see StallReport; 50 ms by default,
+// work waits for the worker, the pool hands the worker to another
+// goroutine, which runs that work; the block is reported once, a
+// threshold later (see StallReport; 50 ms by default,
 // WithStallThreshold). So a forgotten section costs a millisecond or so
-// and a spare's goroutine; a section costs neither.
+// and a hand-over; a section costs neither.
 //
 //	parallel.For(w, 0, len(paths), func(w *pool.Worker, i int) {
 //		var data []byte

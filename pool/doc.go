@@ -147,8 +147,8 @@
 // Block.Run from a goroutine that runs no task of the block's pool, and
 // a Block or a closed pool used afterwards. Noticed at run time and
 // worked around, not prevented: a blocking call without a section (the
-// stall watch runs the work queued behind it on a spare and reports it;
-// see Blocking).
+// stall watch hands the worker to another goroutine, which runs the work
+// queued behind it, and reports it; see Blocking).
 //
 // Not caught: a task that spins until work queued behind it on its own
 // worker runs (see Blocking); a captured worker fjvet cannot see (kept in

@@ -25,8 +25,8 @@ type Config struct {
 	// means the default: no limit.
 	MaxBlocking int
 	// StallThreshold is how long the stall report waits after the first
-	// block it describes (see StallReport and WithStallThreshold); spares
-	// do not wait for it. 0 means the default, 50 ms; a negative value
+	// block it describes (see StallReport and WithStallThreshold); the
+	// hand-over of a blocked task's worker does not wait for it. 0 means the default, 50 ms; a negative value
 	// turns the watch off.
 	StallThreshold time.Duration
 	// StallHandler receives the pool's stall report (see

@@ -154,13 +154,12 @@ func (p *Pool) Run(f func(w *Worker)) {
 	sched.Do(p, sched.As[Worker](p.sched().Caller()), f) // a task of p runs f here, on its worker
 }
 
-// ID returns the worker's index, 0 to Workers()-1. A spare worker, which
-// a pool runs while a task blocks without a blocking section (see
-// StallReport), returns the ID of the worker whose blocked task it (or
-// the spare it stands in for) stands in for: per-worker state that a task indexes by ID and
-// keeps across a call that blocks without a section may meet a spare's
-// task then, as it may meet another task of the same worker across
-// Blocking. parallel.PerWorker gives a spare a value of its own.
+// ID returns the worker's index, 0 to Workers()-1. A worker handed to
+// another goroutine while its task blocks without a blocking section
+// (see StallReport) keeps its ID: per-worker state that a task indexes
+// by ID and keeps across a call that blocks without a section may meet
+// the tasks that goroutine runs meanwhile, as it may meet another task of
+// the same worker across Blocking (parallel.PerWorker's value too).
 func (w *Worker) ID() int { return w.sched().ID() }
 
 // Pool returns the pool w belongs to.
