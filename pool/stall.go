@@ -28,8 +28,10 @@ import (
 // and Stats counts every one.
 //
 // What is caught: a task waiting in the program's code, in a channel
-// operation or select, a sync.Mutex, RWMutex, Cond or WaitGroup, a
-// sleep, or network I/O, for the whole of a millisecond. Never a task
+// operation or select, a sync.Cond or WaitGroup, a sleep, or network
+// I/O, for the whole of a millisecond; in a sync.Mutex or RWMutex for a
+// second (a millisecond if a parked task of its worker is ready to
+// resume behind it: the lock held across a join). Never a task
 // that computes, one waiting in fj's own code, or two tasks that share a
 // lock for microseconds. What is not: a system call (a file read), which
 // ends by itself and only costs its time; and a task that spins (a loop
