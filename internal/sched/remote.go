@@ -2,6 +2,18 @@ package sched
 
 import "sync"
 
+// remote is a worker as a goroutine that does not hold it sees it: the
+// same memory as the Worker, through a type whose methods are the only
+// ones such a goroutine may call, as wsdeque.Stealer is a Deque seen by a
+// thief. The pool's slot table (Pool.slots) and a carrier's worker
+// (carrier.w) are remotes: the monitor, wakers, thieves and event setters
+// reach a holder's method only through asHolder's cast, which names the
+// reason it is sound (the caller holds the worker, or is about to). On
+// another worker's deque, only what its Stealer offers is for them
+// (wsdeque.go); the fields fixed at creation (pool, id, index, wake) any
+// goroutine may read.
+type remote Worker
+
 // remote returns w seen from another goroutine.
 func (w *Worker) remote() *remote { return (*remote)(w) }
 

@@ -10,6 +10,20 @@ import (
 // protocol and why no wake-up is lost; the comments here point at its steps
 // (P1, S1, ... and the rules U1-U4 of the searching count).
 
+// The words of Worker.inProgress (W1): the tasks in progress in the low
+// half, the tasks started in the high half.
+const (
+	runningMask = 1<<32 - 1
+	startedOne  = 1 << 32
+)
+
+// The values of Worker.sleepState.
+const (
+	awake   = 0 // running, searching, or between S1 and S3's store
+	asleep  = 1 // announced and re-checking or parked: a waker may claim it
+	claimed = 2 // a waker claimed it and counted it as searching (U2)
+)
+
 // The control word pool.ctl, three counts of workers:
 //
 //	bits  0-19  searching: scanning the queues (rule U1 in sleep.md)
