@@ -2,70 +2,7 @@ package sched
 
 import (
 	"runtime/pprof"
-	"sync/atomic"
 )
-
-// A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
-// holds a worker at a time: it alone touches the worker's deque and
-// owner-only fields, and it runs the main loop (next, execute) on the
-// worker's behalf. A task that has to wait for another one parks its
-// carrier goroutine, with the task's frames on it, and hands the worker to
-// another carrier, which carries on with the worker's work; when the
-// awaited event is set, the parked carrier becomes resumable and gets the
-// worker back at the holder's next safe point. carrier.md explains why
-// this, rather than running other tasks on the waiting goroutine's stack,
-// is what makes joins deadlock-free.
-type carrier struct {
-	w    *remote // its goroutine, and only it, may see it as its holder (asHolder)
-	goid int64   // the id of the carrier's goroutine, set when it starts
-	// g is the runtime's g of that goroutine (getg), set with goid, or
-	// nil where V1 found no layout (stall.md).
-	g *gHandle
-	// slot is the holders table entry of c's goroutine while it holds w,
-	// or nil; overflowed marks an entry counted in holders.overflow
-	// instead (identity.go). Only c's goroutine touches them.
-	slot       *atomic.Uint64
-	overflowed bool
-	// turn receives a token when the carrier is handed the worker (or,
-	// for an idle carrier with quit set, told to exit).
-	turn chan struct{}
-	quit bool // under w.hmu: exit instead of taking the worker
-	// section is c's index in w.sections while c's goroutine is in a
-	// blocking section's f, having given w up (blocking.go, B2-B5), or
-	// -1; under w.hmu.
-	section int
-	// goexiting is set once a task on this goroutine has called
-	// runtime.Goexit: the unwinding cannot be stopped, and later captures
-	// on the way out report the tasks it cut short (goexitReport, in
-	// capture.go). The goroutine exits afterwards, so the flag is never
-	// cleared.
-	goexiting bool
-	// entered counts the blocking sections entered on c's goroutine
-	// (blocking.go, B2; Worker.Sections). Only c's goroutine touches it.
-	entered uint32
-	// displaced is set, under w.hmu, while the monitor has handed w over
-	// c's head (stall.md, Y4) and c's goroutine has not yet asked for it
-	// back (Y5); scope and loopNest keep meanwhile the owner state of
-	// the task c's goroutine runs, which Y5 restores.
-	displaced bool
-	scope     *scope
-	loopNest  uint8
-}
-
-// carriers is the state a worker shares with goroutines that are not its
-// holder: the event setters that make carriers resumable, and the holder's
-// hand-offs. It is touched only on the slow path, under Worker.hmu.
-type carriers struct {
-	resumable []*carrier // parked, their event set, waiting for the worker
-	idle      []*carrier // idle, parked, available for a hand-off
-	// sections lists the carriers in a blocking section's f, which gave
-	// w up (identity.md, I6): by whom the goroutine-identity checks tell
-	// a section from a goroutine outside the pool.
-	sections []*carrier
-	// displaced lists the carriers whose blocked task the monitor handed
-	// w over (stall.md, Y4), until each asks for w back (Y5).
-	displaced []*carrier
-}
 
 // maxIdleCarriers bounds the idle carriers a worker keeps for later hand-offs;
 // beyond it, a carrier that gives its worker away exits.

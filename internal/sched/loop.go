@@ -3,41 +3,8 @@ package sched
 import "runtime/trace"
 
 // The holder loop: what the goroutine holding a worker does between tasks,
-// through the states of holderState (below); search.go is its
+// through the states of holderState (types.go); search.go is its
 // searching state and carrier.go its hand-offs.
-
-// The holder's state machine. A worker is run by one carrier goroutine at
-// a time, its holder (carrier.go); this is the loop that holder runs, and
-// every state a worker can be in is one of these, or one of the idle
-// sub-states that search and sleep go through (sleep.md: searching,
-// waiting, sleepy, asleep), which are counted in pool.ctl:
-//
-//	running     between tasks or running one. Its own deque first (the
-//	            injector every injectorEvery lookups); a task found is run
-//	            and the holder comes back here. With its deque empty it
-//	            goes to searching.
-//	searching   search (search.go) and sleep (sleep.go): passes over the
-//	            other queues, waiting for news, sleepy, asleep. It comes
-//	            back with a task (running), because a parked task of the
-//	            worker's became resumable (handingOff), or because the pool
-//	            shut down with nothing left (exiting).
-//	handingOff  a safe point, no task on this goroutine's stack: the holder
-//	            gives the worker to a resumable carrier and becomes an idle
-//	            carrier (or exits, if there are enough); if it is handed the
-//	            worker again later, it resumes in running.
-//	exiting     flush the counters, dismiss the idle carriers, end the goroutine.
-//
-// A task that waits (WaitFor) leaves this loop from inside running: its
-// carrier parks with the task on its stack and hands the worker to another
-// carrier, which enters hold afresh (carrier.md).
-type holderState uint8
-
-const (
-	running holderState = iota
-	searching
-	handingOff
-	exiting
-)
 
 // hold runs w's main loop on c, which holds w, until c gives w away for
 // good or the pool has shut down.

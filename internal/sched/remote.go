@@ -89,16 +89,6 @@ func (w *remote) inSection(g int64) bool {
 	return false
 }
 
-// snapshot returns w's flushed counters.
-func (w *remote) snapshot() Counters {
-	var c Counters
-	for i := range w.flushed {
-		c[i] = w.flushed[i].Load()
-	}
-	c[countParked] = uint64(max(0, w.parked.Load()))
-	return c
-}
-
 // popResumable takes the most recently resumed carrier; w.hmu is held,
 // by the holder (C2, C4) or by the monitor handing w over (stall.md, Y4).
 func (w *remote) popResumable() *carrier {

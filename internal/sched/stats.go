@@ -63,6 +63,16 @@ func (c Counters) Minus(o Counters) Counters {
 	return c
 }
 
+// snapshot returns w's flushed counters: any goroutine may ask.
+func (w *remote) snapshot() Counters {
+	var c Counters
+	for i := range w.flushed {
+		c[i] = w.flushed[i].Load()
+	}
+	c[countParked] = uint64(max(0, w.parked.Load()))
+	return c
+}
+
 // flushCounters copies w's counters where Snapshot can read them. Owner only.
 func (w *Worker) flushCounters() {
 	for i := range w.flushed {

@@ -9,15 +9,17 @@ import (
 	"github.com/forkjoin/fj/internal/wsdeque"
 )
 
-// The types every mechanism shares: the Pool, the Worker, and the task
-// they schedule (with what it runs), as the Go runtime keeps its g, m and
-// p in one file. Each mechanism's own state is a type in that
-// mechanism's file, beside its code and its steps (issue 48): the
-// injector and its ring (injector.go), the holders table (identity.go),
-// the section gauge (blocking.go), the stall watch (stall.go), the
-// carriers (carrier.go), the counters (stats.go). Pool and Worker hold
-// those by value, for their layout, so this file names their types; it
-// holds no code, and every other file stands above it.
+// The types every mechanism shares: the Pool, the Worker, the task they
+// schedule (with what it runs), the carrier goroutines that hold a
+// worker and the holder's states, as the Go runtime keeps its g, m and p
+// in one file. Each mechanism's own state is a type in that mechanism's
+// file, beside its code and its steps (issue 48): the injector and its
+// ring (injector.go), the holders table (identity.go), the section gauge
+// (blocking.go), the stall watch (stall.go), the counters (stats.go), a
+// Group (group.go). Pool and Worker hold those by value, for their
+// layout, so this file names their types; it holds no code, and every
+// other file stands above it (sched_floors_test.go, at the module's
+// root, holds the files' floors).
 
 // Pool is the scheduler behind a pool.Pool: a fixed set of workers, each
 // with a deque, a shared injector, and the sleep protocol (sleep.md).
@@ -244,4 +246,99 @@ type task struct {
 // captures it.
 type runnable interface {
 	Run(w *Worker)
+}
+
+// The holder's state machine. A worker is run by one carrier goroutine at
+// a time, its holder (carrier.go); this is the loop that holder runs, and
+// every state a worker can be in is one of these, or one of the idle
+// sub-states that search and sleep go through (sleep.md: searching,
+// waiting, sleepy, asleep), which are counted in pool.ctl:
+//
+//	running     between tasks or running one. Its own deque first (the
+//	            injector every injectorEvery lookups); a task found is run
+//	            and the holder comes back here. With its deque empty it
+//	            goes to searching.
+//	searching   search (search.go) and sleep (sleep.go): passes over the
+//	            other queues, waiting for news, sleepy, asleep. It comes
+//	            back with a task (running), because a parked task of the
+//	            worker's became resumable (handingOff), or because the pool
+//	            shut down with nothing left (exiting).
+//	handingOff  a safe point, no task on this goroutine's stack: the holder
+//	            gives the worker to a resumable carrier and becomes an idle
+//	            carrier (or exits, if there are enough); if it is handed the
+//	            worker again later, it resumes in running.
+//	exiting     flush the counters, dismiss the idle carriers, end the goroutine.
+//
+// A task that waits (WaitFor) leaves this loop from inside running: its
+// carrier parks with the task on its stack and hands the worker to another
+// carrier, which enters hold afresh (carrier.md).
+type holderState uint8
+
+const (
+	running holderState = iota
+	searching
+	handingOff
+	exiting
+)
+
+// A carrier is a goroutine that runs a worker's tasks. Exactly one carrier
+// holds a worker at a time: it alone touches the worker's deque and
+// owner-only fields, and it runs the main loop (next, execute) on the
+// worker's behalf. A task that has to wait for another one parks its
+// carrier goroutine, with the task's frames on it, and hands the worker to
+// another carrier, which carries on with the worker's work; when the
+// awaited event is set, the parked carrier becomes resumable and gets the
+// worker back at the holder's next safe point. carrier.md explains why
+// this, rather than running other tasks on the waiting goroutine's stack,
+// is what makes joins deadlock-free.
+type carrier struct {
+	w    *remote // its goroutine, and only it, may see it as its holder (asHolder)
+	goid int64   // the id of the carrier's goroutine, set when it starts
+	// g is the runtime's g of that goroutine (getg), set with goid, or
+	// nil where V1 found no layout (stall.md).
+	g *gHandle
+	// slot is the holders table entry of c's goroutine while it holds w,
+	// or nil; overflowed marks an entry counted in holders.overflow
+	// instead (identity.go). Only c's goroutine touches them.
+	slot       *atomic.Uint64
+	overflowed bool
+	// turn receives a token when the carrier is handed the worker (or,
+	// for an idle carrier with quit set, told to exit).
+	turn chan struct{}
+	quit bool // under w.hmu: exit instead of taking the worker
+	// section is c's index in w.sections while c's goroutine is in a
+	// blocking section's f, having given w up (blocking.go, B2-B5), or
+	// -1; under w.hmu.
+	section int
+	// goexiting is set once a task on this goroutine has called
+	// runtime.Goexit: the unwinding cannot be stopped, and later captures
+	// on the way out report the tasks it cut short (goexitReport, in
+	// capture.go). The goroutine exits afterwards, so the flag is never
+	// cleared.
+	goexiting bool
+	// entered counts the blocking sections entered on c's goroutine
+	// (blocking.go, B2; Worker.Sections). Only c's goroutine touches it.
+	entered uint32
+	// displaced is set, under w.hmu, while the monitor has handed w over
+	// c's head (stall.md, Y4) and c's goroutine has not yet asked for it
+	// back (Y5); scope and loopNest keep meanwhile the owner state of
+	// the task c's goroutine runs, which Y5 restores.
+	displaced bool
+	scope     *scope
+	loopNest  uint8
+}
+
+// carriers is the state a worker shares with goroutines that are not its
+// holder: the event setters that make carriers resumable, and the holder's
+// hand-offs. It is touched only on the slow path, under Worker.hmu.
+type carriers struct {
+	resumable []*carrier // parked, their event set, waiting for the worker
+	idle      []*carrier // idle, parked, available for a hand-off
+	// sections lists the carriers in a blocking section's f, which gave
+	// w up (identity.md, I6): by whom the goroutine-identity checks tell
+	// a section from a goroutine outside the pool.
+	sections []*carrier
+	// displaced lists the carriers whose blocked task the monitor handed
+	// w over (stall.md, Y4), until each asks for w back (Y5).
+	displaced []*carrier
 }
