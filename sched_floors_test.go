@@ -27,9 +27,9 @@ import (
 // counterparts, and only the default build is checked.
 var schedFloors = [][]string{
 	{"types.go"}, // Pool, Worker, task, carrier: what every room shares
-	{"debug_off.go", "debug_on.go", "look_getg.go", "look_nogetg.go", "public.go", "worker.go"},
+	{"debug_off.go", "debug_on.go", "look_getg.go", "look_nogetg.go", "public.go", "remote.go", "worker.go"},
 	{"look.go"}, // the look at a g (V1-V5) and fj's own Lock (V3)
-	{"identity.go", "injector.go", "remote.go"},
+	{"identity.go", "injector.go"},
 	{"race_off.go", "race_on.go", "stats.go"},
 	{"sleep.go"},
 	{"carrier.go", "search.go"},
@@ -52,8 +52,9 @@ var schedFloors = [][]string{
 var schedUp = []struct {
 	from, to, names, why string
 }{
-	// Pool and Worker hold each mechanism's state by value (types.go):
-	// a field's type, no code.
+	// Pool and Worker hold each mechanism's state by value (types.go),
+	// and a remote is a Worker's memory (remote.go): a field's type, no
+	// code.
 	{"types.go", "blocking.go", "sectionGauge", "Pool.sections, by value"},
 	{"types.go", "identity.go", "holders", "Pool.holders, by value"},
 	{"types.go", "injector.go", "injector", "Pool.inj, by value"},
@@ -62,6 +63,9 @@ var schedUp = []struct {
 	{"types.go", "remote.go", "remote", "Pool.workers and carrier.w are remotes"},
 	{"types.go", "stall.go", "stallWatch", "Pool.stall, by value"},
 	{"types.go", "stats.go", "counters flushedCounters", "Worker.counts and Worker.flushed, by value"},
+	{"remote.go", "look.go", "Lock gHandle", "the Worker's hmu and holderG"},
+	{"remote.go", "region.go", "scope", "the Worker's scope, blank"},
+	{"remote.go", "stats.go", "counters flushedCounters", "the Worker's counts (blank) and flushed"},
 	// The net (stall.md) watches the paths below it, which arm it and
 	// count for it.
 	{"remote.go", "stall.go", "armOnResume", "a resume arms the stall watch (W2)"},
@@ -74,7 +78,6 @@ var schedUp = []struct {
 	// and the look reads the holder's state and id.
 	{"look.go", "caller.go", "heldWorker", "Lock marks the waiting holder's worker (V3)"},
 	{"look.go", "identity.go", "goid goidAsm goidFast", "the look checks a g's id as identity reads it (V1, V4)"},
-	{"look.go", "remote.go", "remote", "the look is at a remote worker's holder"},
 	{"look.go", "sleep.go", "awake runningMask", "a holder asleep or between tasks is not blocked (V5)"},
 	// A carrier handed its worker runs the holder loop, whose hand-offs
 	// are the carrier's.

@@ -375,7 +375,7 @@ func (p *Pool) hasWork() bool {
 		return true
 	}
 	for _, v := range p.workers {
-		if v.dq.Stealer().Len() != 0 {
+		if v.dq.Len() != 0 {
 			return true
 		}
 	}
@@ -413,7 +413,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 		return false
 	}
 	for i, v := range p.workers {
-		t, ok := v.dq.Stealer().PrivateTop() // D8, step 1
+		t, ok := v.dq.PrivateTop() // D8, step 1
 		if !ok || v == self.remote() {
 			t = -1
 		}
@@ -437,7 +437,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 	for i, v := range p.workers {
 		marks[i] = -1
 		if v != self.remote() {
-			if pub, ok := v.dq.Stealer().PrivateMark(); ok {
+			if pub, ok := v.dq.PrivateMark(); ok {
 				marks[i], any = pub, true
 			}
 		}
@@ -449,7 +449,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 		left := false
 		for i, v := range p.workers {
 			if pub := marks[i]; pub >= 0 {
-				if v.dq.Stealer().StillPrivate(pub) {
+				if v.dq.StillPrivate(pub) {
 					left = true
 				} else {
 					marks[i] = -1 // published, popped or stolen since
