@@ -22,7 +22,8 @@ import (
 // so that its layout is the Worker's (TestRemoteLayout checks every
 // offset): those other goroutines read or write keep their names, the
 // deque is its Stealer, and the holder's own state (rng to checks, scope,
-// counts, the batches, blocks) is blank: a remote cannot name it. Named
+// counts, the batches, labels, regionName, blocks) is blank: a remote
+// cannot name it. Named
 // here: the fields fixed at creation, the holder's carrier, mark and id
 // that the net reads (stall.md, V2, W1), the sleep state, the counts
 // other goroutines read, and the carriers' lists under hmu.
@@ -62,12 +63,12 @@ type remote struct {
 	nDisplaced atomic.Int32
 	hmu        Lock
 	carriers
-	labels     context.Context
-	regionName string
-	holderG    atomic.Pointer[gHandle]
-	_          unsafe.Pointer // blocks
-	raceSync   uint8          //lint:ignore U1000 used in race builds
-	_          [4*wordSize - 8]byte
+	_        context.Context // labels: its holder's
+	_        string          // regionName: its holder's
+	holderG  atomic.Pointer[gHandle]
+	_        unsafe.Pointer // blocks
+	raceSync uint8          //lint:ignore U1000 used in race builds
+	_        [4*wordSize - 8]byte
 }
 
 // remote returns w seen from another goroutine.
