@@ -95,8 +95,10 @@ const wordSize = unsafe.Sizeof(uintptr(0))
 // remote (remote.go): the slot table, a carrier's worker and the wakers'
 // scans hand out remotes, whose methods (signal, resume, resumeSection,
 // popResumable under hmu, inSection, snapshot, carrierGroup, newCarrier)
-// are the only ones such a goroutine may call, and, on w's deque, only
-// what its Stealer offers (wsdeque.go). Of the Worker's own methods, any
+// are the only ones such a goroutine may call, and whose fields are the
+// only ones it may touch: a remote is the Worker's memory with the
+// holder's own state left blank, and its deque is the Stealer
+// (wsdeque.go). Of the Worker's own methods, any
 // goroutine may call ID, Slot and Pool (fixed at creation) and the
 // identity check (Held, Check, held, mustHold, notHeld: identity.go,
 // debug.go), whose point is to be asked by anyone; every other one is the
