@@ -2,6 +2,8 @@ package sched
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // Blocking sections (managed blocking): a task that must block (I/O, a
@@ -67,6 +69,27 @@ import (
 // lists have grown (BenchmarkBlockingEmpty), the price of a parked join
 // without its spin. A task in a section keeps its goroutine, as a task in
 // errgroup does; Stats shows how many there are.
+
+// sectionGauge counts a pool's tasks inside a section's f, and caps the
+// user's sections if the pool has a cap (B3): a counting semaphore whose
+// fast path is one CAS, and whose slow path, past the cap, waits on a
+// condition variable on the section's own goroutine, which holds no
+// worker (B2).
+type sectionGauge struct {
+	in   atomic.Int64 // tasks in a section's f now (Stats.Blocking)
+	most atomic.Int64 // the most in has been
+	// limit is the cap (0: none), and taken the slots taken: user
+	// sections in f.
+	limit int64
+	taken atomic.Int64
+	// waiting counts goroutines in the slow path. release loads it after
+	// its decrement, and wait increments it before its re-check of
+	// taken, both sequentially consistent: a release that sees no waiter
+	// comes before the waiter's re-check, which then sees the slot free.
+	waiting atomic.Int32
+	mu      sync.Mutex
+	free    sync.Cond // signalled (under mu) when a slot is given back
+}
 
 // Blocking runs f as a blocking section of the task the calling goroutine
 // runs, of any pool (B1-B5); see pool.Blocking, which documents it for

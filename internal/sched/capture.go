@@ -21,6 +21,16 @@ import (
 // also the one place that combines several panics into the one a joiner
 // raises: Combine, on InOrder.
 
+// Panic is one captured panic (or Goexit) of a task: Err is what its
+// joiner raises, made by the package that owns the error types (pool's
+// *PanicError, see SetErrors), and Seq numbers captures in the order they
+// happened, process-wide, so that of several panics of one join the first
+// is well defined (Combine).
+type Panic struct {
+	Err error
+	Seq uint64
+}
+
 // panicSeq numbers captures. Panics are rare: one atomic add each is
 // nothing.
 var panicSeq atomic.Uint64

@@ -166,7 +166,7 @@ func (c *ctlChecker) check() {
 			searchingOf(ctl), sleepingOf(ctl), waitingOf(ctl), s, l, w)
 	}
 	for i, st := range c.m.state {
-		v := c.p.workers[i]
+		v := c.p.workers[i].asHolder() // the model plays every worker's holder
 		if want := st == csSearching || st == csWaiting; v.searching != want {
 			c.fail("worker %d (%v): searching flag %v", i, st, v.searching)
 		}

@@ -82,7 +82,7 @@ func (p *Pool) Pool() *Pool { return p }
 // with 64 workers on two cores, the owner may wait behind dozens of
 // goroutines before it runs again, more than a few yields let through.
 func stuckPrivate(v *remote) bool {
-	st := v.dq.Stealer()
+	st := &v.dq
 	n, b := st.PeekPrivate(), st.PeekBottom()
 	if n == 0 {
 		return false
@@ -215,7 +215,7 @@ func StallState(p *Pool) string {
 		p.stallState.Load(), p.ctl.Load(), searchingOf(p.ctl.Load()), sleepingOf(p.ctl.Load()), waitingOf(p.ctl.Load()),
 		p.inj.len(), p.stall.starts.Load(), p.stall.spares.Load(), p.stall.handOvers.Load(), p.stall.stalls.Load(), p.stall.ticks.Load())
 	for _, w := range p.workers {
-		st := w.dq.Stealer()
+		st := &w.dq
 		s += fmt.Sprintf("  worker %d peek=%d len=%d private=%d bottom=%d holder=%d inProgress=%#x sleep=%d displaced=%d resumable=%d\n",
 			w.id, st.Peek(), st.Len(), st.PeekPrivate(), st.PeekBottom(), w.holder.Load(), w.inProgress.Load(), w.sleepState.Load(),
 			w.nDisplaced.Load(), w.nResumable.Load())

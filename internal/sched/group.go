@@ -2,8 +2,104 @@ package sched
 
 import (
 	"math/rand/v2"
+	"sync/atomic"
 	"unsafe"
 )
+
+// Group is a join scope: the tasks forked in one task block, joined all
+// at once. It is the job type's join (job.go) for a set of tasks instead
+// of one:
+//
+//	G1  The group counts its tasks not yet finished, plus one for its
+//	    opener (a block's body) until Close: the word n is
+//	    2×pending + open, plus the bit canceledBit once canceled (kept in
+//	    the same word so that a Block fits in 64 bytes; every count below
+//	    is of n without that bit).
+//	G2  A fork into the group (Add) is refused once n is 0: the opener has
+//	    closed it and every task has finished, so its joiner may already
+//	    have returned. Any legal forker is the opener (before Close) or a
+//	    running task of the group, which is itself counted: n >= 1 for as
+//	    long as either can call Add, so a legal fork is never refused and
+//	    a fork after the end always is: no task runs after the group's
+//	    join returned, and none is added to a group nobody waits for.
+//	G3  A task's end (Done) takes 2 off n; the one that brings pending to
+//	    0 wakes the waiters, as Latch.Set does (sleep.md, event setter).
+//	G4  Wait (the opener's) takes back the group's own tasks from the
+//	    bottom of its worker's deque and runs them inline (J1, J2: they
+//	    are what it waits for), then waits for the rest (J3).
+//	G5  A group opened with a home worker (OpenOn) may serve again, as a
+//	    new group, once its opener's Wait has returned, if it was not
+//	    canceled, every task ran on home and nobody waits: a task that
+//	    runs elsewhere sets awayBit in n before its Done, and a task of
+//	    home's runs on home's holder, which the opener is again only
+//	    after that task's Done returned, so no goroutine but the opener's
+//	    touches g any more. It is then left open (not Closed): its
+//	    forkers must tell a fork meant for the old group apart
+//	    themselves (taskblock: Add, check, Fork, and Undo if the count
+//	    went to a later group).
+//	G6  RunOpener runs the opener's body and its final Wait under one
+//	    deferred capture, and the tasks that Wait takes back run inline
+//	    without a Guard each: between such a task and RunOpener's frame
+//	    there is only the scheduler's Wait, so a panic or Goexit of the
+//	    task unwinds to RunOpener, which reports it as the running task's
+//	    (inline set), cancels g, counts the task done and waits for the
+//	    rest (their Guards back, skipping those not started). A Wait the
+//	    body calls itself keeps the Guards: the body's own frames, which
+//	    could recover a task's panic, lie between.
+//	G7  A task that home's holder forks into a group with a home (AddOn)
+//	    is counted in local, a plain count of home's holders, not in n:
+//	    most are taken back and finish on home (local--), and a fork
+//	    then costs no atomic operation. One that finishes elsewhere adds
+//	    one to stolen instead. Before its opener registers as a waiter
+//	    (addWaiter; the opener is the only one), it merges: n gets
+//	    local, then stolen is swapped for mergedBit and n loses what it
+//	    held, so that n never falls below the tasks it counts; from then
+//	    on every fork and Done of g goes through n, which wakes the
+//	    opener (G3). Pending is n's count plus local less stolen until
+//	    then, and IsSet is the opener's.
+type Group struct {
+	n       atomic.Int64 // 2×pending + open, | canceledBit | awayBit (G1, G5)
+	waiters atomic.Pointer[waiter]
+	owner   GroupOwner
+	home    *Worker // OpenOn's (G5), or nil
+	// inliner is the carrier running RunOpener's final Wait, whose
+	// tasks run inline without a Guard (G6), and inline is set while
+	// one does. Only that carrier writes them, on g's home worker.
+	inliner     *carrier
+	inline      bool
+	inlineLocal bool // the inline task's local (G7)
+	// local and stolen are G7's counts: local is home's holders', stolen
+	// (| mergedBit) is added to by other workers.
+	local  int64
+	stolen atomic.Int64
+}
+
+// GroupOwner is told how the tasks of a group failed (taskblock's Block,
+// which collects the panics and keeps the first error).
+type GroupOwner interface {
+	// Failed is called, from the worker that ran the task, for a task
+	// that panicked (p) or returned an error (err), before the group is
+	// canceled (Go cancels it right after; an owner may cancel it
+	// itself once it has recorded the failure).
+	Failed(p *Panic, err error)
+}
+
+// groupTask is one function run in a group: exactly one of f and fe is
+// set. They are the functions Go was given, of types func(*W) and
+// func(*W) error, held as functions of *Worker: a *W is a *Worker's
+// memory (As), and a function of one pointer is called the same way
+// whatever the pointer's type, so no adapter is needed. (An adapter such
+// as a generic callAs[W] would cost an allocation per Go: a generic
+// function value made inside generic code carries its dictionary in a
+// closure.)
+type groupTask struct {
+	task
+	g     *Group
+	f     func(*Worker)
+	fe    func(*Worker) error
+	owner *Worker // the worker whose deque it was pushed on
+	local bool    // counted in g's local (G7)
+}
 
 // canceledBit marks a canceled group in n, far above any count; awayBit
 // one that a task ran away from home (G5).

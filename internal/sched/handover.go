@@ -38,10 +38,14 @@ func (p *Pool) handOver(l *gLayout, w *remote, g int64) bool {
 	// Y4: the holder's carrier is displaced, with its task's owner
 	// state, counted as parked, and w goes to the most recently resumed
 	// task, as C4 would give it, or else to an idle carrier or a new one,
-	// as C2's hand-off does.
+	// as C2's hand-off does. Between Y3 and the hand-off below, the
+	// monitor is w's holder: the displaced one is blocked in the
+	// program's code and waits for hmu before it touches w again (Y5),
+	// and the next one waits for its turn.
+	h := w.asHolder()
 	c.displaced = true
-	c.scope, c.loopNest = w.scope, w.loopNest
-	w.handedOver = true // the next holder starts with the oldest task (local)
+	c.scope, c.loopNest = h.scope, h.loopNest
+	h.handedOver = true // the next holder starts with the oldest task (local)
 	w.displaced = append(w.displaced, c)
 	w.nDisplaced.Add(1)
 	w.parked.Add(1)

@@ -13,6 +13,30 @@ import (
 // to this file states the protocol (steps I1-I6) and argues why an answer
 // is never wrong; the comments here cite its steps.
 
+// holders is a pool's table of the goroutines that hold its workers: at
+// most one per worker (the holding carrier, carrier.go), so at most n
+// entries. An entry packs a goroutine id and a worker index,
+// uint64(g)<<16 | id; 0 is an empty slot (goroutine ids start at 1).
+//
+// A goroutine's entry lives in one of two buckets of four slots, chosen by
+// two hashes of its id (I2). Only the goroutine itself writes its entry
+// (I3) and only it asks about itself (I4), so a lookup reads at most eight
+// slots, whatever the number of workers, the depth of the stack or what
+// other goroutines do meanwhile.
+type holders struct {
+	buckets []holderBucket
+	bits    uint8 // len(buckets) == 1 << bits
+	// overflow counts holders that found both their buckets full, or
+	// whose id does not fit the packing (I5); while it is non-zero,
+	// lookups that miss scan the workers. With 4 slots per worker it
+	// stays zero in practice.
+	overflow atomic.Int64
+}
+
+type holderBucket [bucketSlots]atomic.Uint64
+
+const bucketSlots = 4
+
 // goidFast tells whether goid reads the id from the runtime's g (about a
 // nanosecond) or parses the header of runtime.Stack (microseconds, more on
 // a deep stack). It is set once, before any pool exists (I1), and so is

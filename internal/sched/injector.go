@@ -1,5 +1,35 @@
 package sched
 
+import "sync/atomic"
+
+// injector holds tasks that are not on any worker's deque: tasks submitted
+// from goroutines that are not workers, and forks that overflowed a full
+// deque. It is a few mutex-protected FIFO queues (buckets), so that many
+// external submitters do not all serialise on one lock; workers drain the
+// buckets round-robin. Order across buckets is not FIFO, and need not be:
+// the injector promises only that every task is eventually taken.
+type injector struct {
+	buckets []bucket
+	mask    uint32
+}
+
+type bucket struct {
+	// n is the number of queued tasks, kept outside the lock so that
+	// workers can skip empty buckets, and the sleep protocol can check for
+	// work, without locking. It is incremented after the task is queued,
+	// inside the lock; see push.
+	n  atomic.Int64
+	mu Lock
+	q  ring
+	_  [64]byte // keep neighbouring buckets' locks off one cache line
+}
+
+// ring is an unbounded FIFO queue of tasks in a growable circular buffer.
+type ring struct {
+	buf        []*task
+	head, size int
+}
+
 func (in *injector) init(n int) {
 	size := 1
 	for size < n {

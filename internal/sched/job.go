@@ -10,7 +10,7 @@ import (
 // The job type: fork, take back, run inline, wait (park and resume),
 // recycle and capture, for every layer above the pool. This file holds the
 // job type, a task's run (execute) and the invariants below; the task
-// type is in types.go with the other shared structs, and the mechanisms
+// type is in types.go with the Pool and the Worker, and the mechanisms
 // are in files of their own: fork and exposure (fork.go: F1, E1-E2, E4, J4),
 // loop hints (loophints.go: E3), take-back and join (join.go: J1-J3),
 // and the typed forms built on it (typed.go: Join, JoinArgs, JoinSlice,

@@ -9,7 +9,7 @@ import (
 )
 
 // A pool's life: New, Close and the calls from outside. The Pool type is
-// in types.go.
+// in types.go, with the Worker and the task.
 
 // New starts a pool configured by cfg.
 func New(cfg Config) *Pool {

@@ -6,6 +6,18 @@ import (
 	"runtime/trace"
 )
 
+// scope is a named part of a computation: the tasks forked, directly or
+// not, inside a call of Region. It ties them to one execution-trace task
+// and gives them a profiler label.
+type scope struct {
+	name string
+	ctx  context.Context // carries the runtime/trace task
+	// labels[i] is worker i's profiler labels plus fj.region=name, made
+	// by worker i itself on first use (so no two goroutines write one
+	// element).
+	labels []context.Context
+}
+
 // Region runs f on w as a named part of the computation; see pool.Region,
 // which documents it for users. It must be called by the goroutine running
 // w's current task.

@@ -1,16 +1,85 @@
 package sched
 
-import "sync"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/forkjoin/fj/internal/wsdeque"
+)
+
+// remote is a worker as a goroutine that does not hold it sees it: the
+// same memory as the Worker, through a type whose fields and methods are
+// the only ones such a goroutine may touch, as wsdeque.Stealer is a Deque
+// seen by a thief. The pool's slot table (Pool.workers) and a carrier's
+// worker (carrier.w) are remotes: the monitor, wakers, thieves and event
+// setters reach the holder's state only through asHolder's cast, which
+// names the reason it is sound (the caller holds the worker, or is about
+// to; TestAsHolderCallers pins its callers).
+//
+// Its fields are the Worker's, in the same order and of the same types,
+// so that its layout is the Worker's (TestRemoteLayout checks every
+// offset): those other goroutines read or write keep their names, the
+// deque is its Stealer, and the holder's own state (rng to checks, scope,
+// counts, the batches, labels, regionName, blocks) is blank: a remote
+// cannot name it. Named
+// here: the fields fixed at creation, the holder's carrier, mark and id
+// that the net reads (stall.md, V2, W1), the sleep state, the counts
+// other goroutines read, and the carriers' lists under hmu.
+type remote struct {
+	dq wsdeque.Stealer[task]
+
+	pool *Pool
+	wake chan struct{}
+	id   int
+	_    [cacheLine - 3*wordSize]byte
+
+	_          uint64   // rng
+	_          int      // lastVictim
+	_          uint16   // tick
+	_          bool     // searching
+	_          bool     // handedOver
+	_          uint8    // loopNest
+	_          uint16   // checks
+	cur        *carrier // stored before holder (stall.md, V2)
+	_          *scope   // scope
+	_          counters // counts
+	inProgress atomic.Int64
+	holder     atomic.Int64
+	_          [2*cacheLine - (16+3*wordSize+7)&^7 - unsafe.Sizeof(counters{}) - 16]byte
+
+	sleepState atomic.Uint32
+	_          [cacheLine - 4]byte
+
+	flushed    flushedCounters
+	_          []*task // spill
+	_          []*task // pull
+	_          []int64 // tops
+	_, _       uint64  // stealExec, stealLeaves
+	parked     atomic.Int64
+	nResumable atomic.Int32
+	fjWaits    atomic.Uint32
+	nDisplaced atomic.Int32
+	hmu        Lock
+	carriers
+	_        context.Context // labels: its holder's
+	_        string          // regionName: its holder's
+	holderG  atomic.Pointer[gHandle]
+	_        unsafe.Pointer // blocks
+	raceSync uint8          //lint:ignore U1000 used in race builds
+	_        [4*wordSize - 8]byte
+}
 
 // remote returns w seen from another goroutine.
-func (w *Worker) remote() *remote { return (*remote)(w) }
+func (w *Worker) remote() *remote { return (*remote)(unsafe.Pointer(w)) }
 
 // asHolder returns r seen by its holder: the one cast from a remote to the
 // holder's type. Only the goroutine holding r (its current carrier,
 // carrier.go), or the one about to take it over with nothing on its stack
 // yet (a carrier starting, or handed r by a turn token: C2, C4, stall.md Y4),
 // calls it.
-func (r *remote) asHolder() *Worker { return (*Worker)(r) }
+func (r *remote) asHolder() *Worker { return (*Worker)(unsafe.Pointer(r)) }
 
 // signal gives w a wake-up token; see waiter.signal.
 func (w *remote) signal() {
@@ -75,16 +144,6 @@ func (w *remote) inSection(g int64) bool {
 		}
 	}
 	return false
-}
-
-// snapshot returns w's flushed counters.
-func (w *remote) snapshot() Counters {
-	var c Counters
-	for i := range w.flushed {
-		c[i] = w.flushed[i].Load()
-	}
-	c[countParked] = uint64(max(0, w.parked.Load()))
-	return c
 }
 
 // popResumable takes the most recently resumed carrier; w.hmu is held,

@@ -218,7 +218,7 @@ func (w *Worker) stealFrom(v *remote) *task {
 	if w.counts[countExecuted]-w.stealExec <= w.stealLeaves {
 		room = max(1, min(len(w.pull), w.dq.Cap()-w.dq.Count()))
 	}
-	k := v.dq.Stealer().StealBatch(w.pull[:room])
+	k := v.dq.StealBatch(w.pull[:room])
 	if k == 0 {
 		return nil
 	}
@@ -251,7 +251,7 @@ func (w *Worker) stealPrivate() *task {
 			continue
 		}
 		w.tops[v] = -1 // one claim per barrier
-		if t := ws[v].dq.Stealer().StealPrivate(t); t != nil {
+		if t := ws[v].dq.StealPrivate(t); t != nil {
 			w.lastVictim = v
 			w.counts[countSteals]++
 			w.counts[countStealOps]++

@@ -10,6 +10,20 @@ import (
 // protocol and why no wake-up is lost; the comments here point at its steps
 // (P1, S1, ... and the rules U1-U4 of the searching count).
 
+// The words of Worker.inProgress (W1): the tasks in progress in the low
+// half, the tasks started in the high half.
+const (
+	runningMask = 1<<32 - 1
+	startedOne  = 1 << 32
+)
+
+// The values of Worker.sleepState.
+const (
+	awake   = 0 // running, searching, or between S1 and S3's store
+	asleep  = 1 // announced and re-checking or parked: a waker may claim it
+	claimed = 2 // a waker claimed it and counted it as searching (U2)
+)
+
 // The control word pool.ctl, three counts of workers:
 //
 //	bits  0-19  searching: scanning the queues (rule U1 in sleep.md)
@@ -361,7 +375,7 @@ func (p *Pool) hasWork() bool {
 		return true
 	}
 	for _, v := range p.workers {
-		if v.dq.Stealer().Len() != 0 {
+		if v.dq.Len() != 0 {
 			return true
 		}
 	}
@@ -399,7 +413,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 		return false
 	}
 	for i, v := range p.workers {
-		t, ok := v.dq.Stealer().PrivateTop() // D8, step 1
+		t, ok := v.dq.PrivateTop() // D8, step 1
 		if !ok || v == self.remote() {
 			t = -1
 		}
@@ -423,7 +437,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 	for i, v := range p.workers {
 		marks[i] = -1
 		if v != self.remote() {
-			if pub, ok := v.dq.Stealer().PrivateMark(); ok {
+			if pub, ok := v.dq.PrivateMark(); ok {
 				marks[i], any = pub, true
 			}
 		}
@@ -435,7 +449,7 @@ func (p *Pool) privateWork(self *Worker) bool {
 		left := false
 		for i, v := range p.workers {
 			if pub := marks[i]; pub >= 0 {
-				if v.dq.Stealer().StillPrivate(pub) {
+				if v.dq.StillPrivate(pub) {
 					left = true
 				} else {
 					marks[i] = -1 // published, popped or stolen since

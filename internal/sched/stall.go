@@ -231,10 +231,10 @@ func (p *Pool) stallWork() (waiting, published int) {
 	published = waiting
 	private := wsdeque.PrivateSteals()
 	for _, w := range p.workers {
-		peek := w.dq.Stealer().Peek()
+		peek := w.dq.Peek()
 		waiting += peek + int(w.nResumable.Load())
 		if !private {
-			peek = w.dq.Stealer().Len()
+			peek = w.dq.Len()
 		}
 		published += peek
 	}
@@ -262,7 +262,7 @@ func (p *Pool) stallTick(seen []stallSeen, rep **pendingReport, now time.Time) (
 			*s = stallSeen{}
 			continue
 		}
-		own, mine := w.dq.Stealer().Peek(), int(w.nResumable.Load())
+		own, mine := w.dq.Peek(), int(w.nResumable.Load())
 		if own+mine == 0 && (pub == 0 || p.wantsWork()) {
 			*s = stallSeen{} // blocked, but nothing waits for it (W4)
 			continue

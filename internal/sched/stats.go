@@ -2,6 +2,43 @@ package sched
 
 import "sync/atomic"
 
+// Counters are one worker's counters, indexed by the constants below.
+// pool.WorkerStats documents them for users, as a struct with one field
+// per counter, of the same type and in the same order (pool's layout
+// test pins that), so that one is the other's memory: the counters are
+// named there and only there.
+type Counters [numCounters]uint64
+
+// counters is the owner-only working copy of a worker's Counters. A worker
+// counts in plain variables (an atomic add per task would cost more than a
+// fork) and flushes them to a copy that Snapshot reads whenever it runs
+// out of local work, before it sleeps, every 4096 tasks and when it exits
+// ("publish" is for tasks only: making them visible to thieves).
+type counters = Counters
+
+// flushedCounters is what Snapshot reads: the counters but the gauge.
+type flushedCounters [countParked]atomic.Uint64
+
+// The counters, in pool.WorkerStats' order. The last, countParked, is a
+// gauge, not a counter: the tasks of the worker parked in a wait right
+// now (resumable ones included); the owner's working copy does not use
+// it, Snapshot reads Worker.parked.
+const (
+	countExecuted = iota
+	countSteals
+	countFailedSteals
+	countInjectorPops
+	countOverflows
+	countSleeps
+	countWakeups
+	countParks
+	countStealOps
+	countPrivateSteals
+	countBarriers
+	countParked
+	numCounters
+)
+
 // ScratchBytes is a gauge of the process, not of a pool: the bytes of
 // parallel.SortByKey's scratch mapped outside the Go heap now
 // (parallel/sort_key_scratch.md, K8). parallel keeps it; pool.Stats
@@ -23,6 +60,16 @@ func (c Counters) Minus(o Counters) Counters {
 	for i, v := range o[:countParked] {
 		c[i] -= v
 	}
+	return c
+}
+
+// snapshot returns w's flushed counters: any goroutine may ask.
+func (w *remote) snapshot() Counters {
+	var c Counters
+	for i := range w.flushed {
+		c[i] = w.flushed[i].Load()
+	}
+	c[countParked] = uint64(max(0, w.parked.Load()))
 	return c
 }
 

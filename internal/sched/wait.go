@@ -2,6 +2,26 @@ package sched
 
 import "sync/atomic"
 
+// waiter is one registration of a waiting goroutine on an event. What it
+// wakes is a waker: a parked carrier, which the event's setter makes
+// resumable on its worker (carrier.go), or a goroutine outside the pool
+// blocked on a channel (chanWaker). A node is immutable once published (by
+// the CAS that links it), except for claimed, so the setter can walk a
+// list it swapped out while waiters come and go; every wait registers a
+// fresh node. Waiting is the slow path, so the allocation does not matter.
+type waiter struct {
+	next *waiter
+	w    waker
+	// claimed decides between the setter (which then wakes w) and the
+	// waiter itself cancelling its wait because it saw the event set.
+	// Exactly one of them wins, so a carrier is never made resumable
+	// twice, nor after it stopped waiting.
+	claimed atomic.Bool
+}
+
+// A waker is what a waiter node wakes once its setter has claimed it.
+type waker interface{ wake() }
+
 // Event is something a task can wait for with Worker.WaitFor, or a
 // goroutine outside the pool with Pool.wait: a *Latch, or a Group's end.
 // The interface is sealed; the waiting protocol is private to this package
