@@ -814,19 +814,25 @@ func TestStallPrivateFork(t *testing.T) {
 // for the mutex. The monitor hands the worker over the blocked holder's
 // head (stall.md, Y1-Y7), to the parked task, or to a carrier that runs
 // the other half first, after which the task takes its worker back.
+//
+// With fjFirst, the younger fork makes fj calls (a fork and its join)
+// before it locks: issue 44 found race builds hanging then, every time,
+// where plain builds completed. Every build runs both.
 func TestStallMutexAcrossJoin(t *testing.T) {
 	for _, workers := range []int{1, 2} {
-		t.Run(fmt.Sprint(workers, "workers"), func(t *testing.T) {
-			fjtest.Deadline(t, 60*time.Second)
-			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-			var r reports
-			p := stallPool(workers, &r)
-			n, st := mutexAcrossJoin(p)
-			p.Close()
-			if n != 2 || len(r.get()) != 1 || st.HandOvers == 0 {
-				t.Errorf("the task returned %d; %d reports, %d hand-overs (want 2, 1, at least 1)", n, len(r.get()), st.HandOvers)
-			}
-		})
+		for _, fjFirst := range []bool{false, true} {
+			t.Run(fmt.Sprintf("workers=%d/fjFirst=%v", workers, fjFirst), func(t *testing.T) {
+				fjtest.Deadline(t, 60*time.Second)
+				defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+				var r reports
+				p := stallPool(workers, &r)
+				n, st := mutexAcrossJoinAfter(p, fjFirst)
+				p.Close()
+				if n != 2 || len(r.get()) != 1 || st.HandOvers == 0 {
+					t.Errorf("the task returned %d; %d reports, %d hand-overs (want 2, 1, at least 1)", n, len(r.get()), st.HandOvers)
+				}
+			})
+		}
 	}
 }
 
@@ -835,7 +841,11 @@ func TestStallMutexAcrossJoin(t *testing.T) {
 // younger fork has started; the task parks in other's join; its worker's
 // next carrier runs the younger fork, which blocks in Lock without a
 // section. It returns the task's result and the pool's Stats just after.
-func mutexAcrossJoin(p *pool.Pool) (int, pool.Stats) {
+func mutexAcrossJoin(p *pool.Pool) (int, pool.Stats) { return mutexAcrossJoinAfter(p, false) }
+
+// mutexAcrossJoinAfter is mutexAcrossJoin whose younger fork, with
+// fjFirst, forks and joins a task of its own before it locks.
+func mutexAcrossJoinAfter(p *pool.Pool, fjFirst bool) (int, pool.Stats) {
 	var mu sync.Mutex
 	shared := 0 // under mu
 	stolen, started := make(chan struct{}), make(chan struct{})
@@ -846,8 +856,11 @@ func mutexAcrossJoin(p *pool.Pool) (int, pool.Stats) {
 			<-started // waits, without a section, for the younger fork to start: handed over if it holds the worker (stall.md, Y4)
 			return 1
 		})
-		younger := forkjoin.Fork(w, func(*pool.Worker) int {
+		younger := forkjoin.Fork(w, func(w *pool.Worker) int {
 			close(started)
+			if fjFirst {
+				forkjoin.Fork(w, func(*pool.Worker) int { return 0 }).Join(w)
+			}
 			mu.Lock() // no section: blocks the holder of the task's worker
 			shared++
 			mu.Unlock()
