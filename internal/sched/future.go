@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -178,7 +179,10 @@ func (fu *FutureState[W, T]) wait(w *Worker) T {
 			w.WaitFor(fu.rv)
 			return fu.outcome()
 		case s&futInstalling != 0:
-			// Q6: another join is making rv: a few stores.
+			// Q6: another join is making rv: a few stores, unless its
+			// goroutine was preempted in between, which a yield lets
+			// run where it shares this P.
+			runtime.Gosched()
 			continue
 		case s&futInline != 0:
 			// Q6: the first join to wait makes rv.
