@@ -272,6 +272,7 @@ func TestFutureDoneRacesTheJoin(t *testing.T) {
 					if jb && ret && !d {
 						late.Add(1)
 					}
+					runtime.Gosched() // with one P, the forker runs meanwhile
 				}
 				return 0
 			})
